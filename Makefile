@@ -1,0 +1,56 @@
+# Corridor: `make run` serves the dashboard on the shipped scenario; `make test` runs every check.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+SCENARIO := data/scenarios/aleppo-2016-12
+PORT ?= 8501
+
+.PHONY: run test install install-dev workspace chromium check lint typecheck pytest clean
+
+run: install workspace
+	$(VENV)/bin/streamlit run dashboard.py --server.port $(PORT) --server.headless true
+
+test: install-dev chromium check
+
+install: $(VENV)/.installed
+
+install-dev: $(VENV)/.installed-dev
+
+$(VENV)/bin/python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "Corridor needs Python 3.11 or newer as $(PYTHON) (set PYTHON=...)"; exit 1; }
+	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { \
+	  rm -rf $(VENV); \
+	  if command -v apt-get >/dev/null && [ "$$(id -u)" -eq 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null; \
+	  else echo "Cannot create a virtual environment: install python3-venv (Debian: sudo apt-get install python3-venv)"; exit 1; fi; \
+	  $(PYTHON) -m venv $(VENV); }
+
+$(VENV)/.installed: requirements.txt | $(VENV)/bin/python
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: requirements-dev.txt requirements.txt | $(VENV)/bin/python
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $(VENV)/.installed $@
+
+workspace: install
+	$(PY) -m geo import $(SCENARIO) --if-missing
+
+chromium:
+	@scripts/ensure-chromium.sh
+
+check: lint typecheck pytest
+
+lint:
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck:
+	$(VENV)/bin/mypy
+
+pytest:
+	$(PY) -m pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache tests/artifacts

@@ -1,0 +1,223 @@
+"""Field parsers and the row-to-record builder shared by every reader."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from enum import StrEnum
+from typing import Any, TypeVar
+
+from geo.errors import ProblemLog
+from geo.records import COUNT_GRAMMAR, Count
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+LIST_SEPARATOR = ";"
+
+
+class FieldError(ValueError):
+    """A value that does not fit its field; the message says what was expected."""
+
+
+def is_blank(value: object) -> bool:
+    """True for a missing cell: None, NaN, or text that is only white space."""
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return isinstance(value, str) and not value.strip()
+
+
+def text(value: object) -> str:
+    if not isinstance(value, str):
+        raise FieldError("text")
+    return value.strip()
+
+
+def identifier(value: object) -> str:
+    if not isinstance(value, str) or not ID_PATTERN.match(value.strip()):
+        raise FieldError("an id of letters, digits, '-', '_' or '.'")
+    return value.strip()
+
+
+def identifiers(value: object) -> tuple[str, ...]:
+    items = split_list(value)
+    for item in items:
+        identifier(item)
+    return items
+
+
+def split_list(value: object) -> tuple[str, ...]:
+    """A ';'-separated cell, or a JSON list of strings, as a tuple of stripped items."""
+    if isinstance(value, list | tuple):
+        parts = [str(item) for item in value]
+    elif isinstance(value, str):
+        parts = value.split(LIST_SEPARATOR)
+    else:
+        raise FieldError(f"a list separated by '{LIST_SEPARATOR}'")
+    return tuple(part.strip() for part in parts if part.strip())
+
+
+def choice(kind: type[StrEnum]) -> Callable[[object], StrEnum]:
+    allowed = ", ".join(member.value for member in kind)
+
+    def parse(value: object) -> StrEnum:
+        try:
+            return kind(str(value).strip())
+        except ValueError:
+            raise FieldError(f"one of {allowed}") from None
+
+    return parse
+
+
+def number(low: float, high: float) -> Callable[[object], float]:
+    def parse(value: object) -> float:
+        try:
+            result = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise FieldError(f"a number from {low:g} to {high:g}") from None
+        if not low <= result <= high or math.isnan(result):
+            raise FieldError(f"a number from {low:g} to {high:g}")
+        return result
+
+    return parse
+
+
+def positive_integer(value: object) -> int:
+    if isinstance(value, bool):
+        raise FieldError("a whole number from 1 up")
+    try:
+        result = int(str(value).strip())
+    except ValueError:
+        raise FieldError("a whole number from 1 up") from None
+    if result < 1:
+        raise FieldError("a whole number from 1 up")
+    return result
+
+
+def count(value: object) -> Count:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return Count(value, value)
+    try:
+        return Count.parse(str(value))
+    except ValueError:
+        raise FieldError(f"{COUNT_GRAMMAR} (whole numbers, not negative, low <= high)") from None
+
+
+MOMENT_EXPECTED = "an ISO 8601 date-time with a UTC offset, such as 2016-12-15T14:30+02:00"
+
+
+def moment(value: object) -> datetime:
+    """An ISO 8601 date-time with an offset (or a TOML offset date-time), returned in UTC."""
+    if isinstance(value, datetime):
+        parsed = value
+    else:
+        raw = str(value).strip()
+        try:
+            parsed = datetime.fromisoformat(raw)
+        except ValueError:
+            raise FieldError(MOMENT_EXPECTED) from None
+    if parsed.tzinfo is None or parsed.utcoffset() is None:
+        raise FieldError(MOMENT_EXPECTED + " (this one has no offset)")
+    return parsed.astimezone(UTC)
+
+
+def day(value: object) -> date:
+    if isinstance(value, date) and not isinstance(value, datetime):
+        return value
+    try:
+        return date.fromisoformat(str(value).strip())
+    except ValueError:
+        raise FieldError("a date as YYYY-MM-DD") from None
+
+
+def reference(known: Collection[str], what: str) -> Callable[[object], str]:
+    def parse(value: object) -> str:
+        item = identifier(value)
+        if item not in known:
+            raise FieldError(f"the id of a {what}")
+        return item
+
+    return parse
+
+
+def references(known: Collection[str], what: str) -> Callable[[object], tuple[str, ...]]:
+    one = reference(known, what)
+
+    def parse(value: object) -> tuple[str, ...]:
+        items = split_list(value)
+        missing = [item for item in items if item not in known]
+        if missing:
+            raise FieldError(f"ids of {what}s separated by ';' (unknown: {', '.join(missing)})")
+        return tuple(one(item) for item in items)
+
+    return parse
+
+
+@dataclass(frozen=True)
+class Field:
+    """One column or property: its name, its parser, and whether it must be filled."""
+
+    name: str
+    parse: Callable[[object], Any]
+    required: bool = True
+    attribute: str = ""
+
+    @property
+    def key(self) -> str:
+        return self.attribute or self.name
+
+
+@dataclass(frozen=True)
+class Spot:
+    """Where a row or feature is: the file and a readable position in it."""
+
+    file: str
+    where: str
+
+
+def parse_fields(
+    raw: Mapping[str, object], fields: Sequence[Field], spot: Spot, log: ProblemLog
+) -> dict[str, Any] | None:
+    """Parse every field of one row; log each problem; None when any field failed."""
+    values: dict[str, Any] = {}
+    ok = True
+    for field in fields:
+        value = raw.get(field.name)
+        if is_blank(value):
+            if field.required:
+                log.error(
+                    spot.file, spot.where, field.name, "a value (the field is required)", value
+                )
+                ok = False
+            continue
+        try:
+            values[field.key] = field.parse(value)
+        except FieldError as error:
+            log.error(spot.file, spot.where, field.name, str(error), value)
+            ok = False
+    return values if ok else None
+
+
+def check_columns(
+    present: Collection[str], fields: Sequence[Field], file: str, log: ProblemLog
+) -> None:
+    """Report missing required columns and unknown ones (which would otherwise be lost)."""
+    names = {field.name for field in fields}
+    for field in fields:
+        if field.required and field.name not in present:
+            log.error(file, "header", field.name, "this column", "no such column")
+    for name in present:
+        if name not in names and name:
+            log.warn(
+                file,
+                "header",
+                name,
+                f"one of the columns {', '.join(sorted(names))}",
+                "an unknown column (its values are not read)",
+            )

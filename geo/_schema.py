@@ -1,0 +1,326 @@
+"""The fields of each record type, and how raw rows become records and records become cells."""
+
+from __future__ import annotations
+
+import dataclasses
+import zoneinfo
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from enum import StrEnum
+from typing import Any
+
+from shapely.geometry.base import BaseGeometry
+
+from geo import _fields as f
+from geo._countries import country_extent, inside
+from geo._fields import Field, Spot
+from geo._geojson import geometry_problem
+from geo.errors import ProblemLog
+from geo.records import (
+    CONVOY_COUNTS,
+    Confidence,
+    Control,
+    ControlZone,
+    Convoy,
+    ConvoyStatus,
+    Count,
+    Figure,
+    FigureKind,
+    Place,
+    PlaceKind,
+    PlacePrecision,
+    Route,
+    RoutePrecision,
+    Source,
+    TimePrecision,
+    ZonePrecision,
+)
+
+Record = Source | Place | Convoy | Figure | Route | ControlZone
+
+
+@dataclass
+class Known:
+    """Ids seen so far, which references are checked against."""
+
+    sources: set[str] = field(default_factory=set)
+    places: set[str] = field(default_factory=set)
+    convoys: set[str] = field(default_factory=set)
+
+
+def country_code(value: object) -> str:
+    code = f.text(value).upper()
+    if len(code) != 2 or not code.isalpha():
+        raise f.FieldError("a two-letter ISO 3166-1 country code such as SY")
+    return code
+
+
+def time_zone(value: object) -> str:
+    name = f.text(value)
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise f.FieldError("an IANA time zone name such as Asia/Damascus") from None
+    return name
+
+
+def source_fields(known: Known) -> list[Field]:
+    return [
+        Field("id", f.identifier),
+        Field("title", f.text),
+        Field("publisher", f.text),
+        Field("published", f.day),
+        Field("url", f.text, required=False),
+        Field("licence", f.text, required=False),
+        Field("note", f.text, required=False),
+    ]
+
+
+def place_fields(known: Known) -> list[Field]:
+    return [
+        Field("id", f.identifier),
+        Field("name", f.text),
+        Field("aliases", f.split_list, required=False),
+        Field("kind", f.choice(PlaceKind)),
+        Field("latitude", f.number(-90, 90)),
+        Field("longitude", f.number(-180, 180)),
+        Field("admin1", f.text, required=False),
+        Field("country_code", country_code),
+        Field("precision", f.choice(PlacePrecision)),
+        Field("source", f.references(known.sources, "source")),
+        Field("quote", f.text, required=False),
+    ]
+
+
+def convoy_fields(known: Known) -> list[Field]:
+    place = f.reference(known.places, "place in places.csv")
+    counts = [Field(name, f.count, required=False) for name in CONVOY_COUNTS]
+    return [
+        Field("id", f.identifier),
+        Field("label", f.text),
+        Field("origin", place, required=False),
+        Field("destination", place),
+        Field("via", f.references(known.places, "place in places.csv"), required=False),
+        Field("depart", f.moment, required=False),
+        Field("arrive", f.moment, required=False),
+        Field("time_precision", f.choice(TimePrecision)),
+        Field("status", f.choice(ConvoyStatus)),
+        *counts,
+        Field("organisation", f.text, required=False),
+        Field("source", f.references(known.sources, "source")),
+        Field("quote", f.text),
+        Field("confidence", f.choice(Confidence)),
+    ]
+
+
+def figure_fields(known: Known) -> list[Field]:
+    return [
+        Field("id", f.identifier),
+        Field("kind", f.choice(FigureKind)),
+        Field("what", f.text),
+        Field("count", f.count),
+        Field("place", f.reference(known.places, "place in places.csv")),
+        Field("reported", f.moment),
+        Field("attribution", f.text, required=False),
+        Field("source", f.references(known.sources, "source")),
+        Field("quote", f.text),
+    ]
+
+
+def route_fields(known: Known) -> list[Field]:
+    place = f.reference(known.places, "place in places.csv")
+    return [
+        Field("id", f.identifier),
+        Field("convoy", f.reference(known.convoys, "convoy in convoys.csv")),
+        Field("leg", f.positive_integer),
+        Field("from", place, attribute="from_place"),
+        Field("to", place, attribute="to_place"),
+        Field("precision", f.choice(RoutePrecision)),
+        Field("source", f.references(known.sources, "source")),
+        Field("quote", f.text, required=False),
+    ]
+
+
+def zone_fields(known: Known) -> list[Field]:
+    return [
+        Field("id", f.identifier),
+        Field("name", f.text),
+        Field("control", f.choice(Control)),
+        Field("holder", f.text),
+        Field("valid_from", f.moment),
+        Field("valid_to", f.moment, required=False),
+        Field("precision", f.choice(ZonePrecision)),
+        Field("source", f.references(known.sources, "source")),
+        Field("quote", f.text, required=False),
+    ]
+
+
+Check = Callable[[Any], Iterable[tuple[str, str, object, bool]]]
+"""A record check yields (field, expected, actual, is_warning) for each problem."""
+
+
+def check_place(place: Place) -> Iterable[tuple[str, str, object, bool]]:
+    extent = country_extent(place.country_code)
+    if extent is None or inside(extent, place.longitude, place.latitude):
+        return
+    where = f"{place.latitude:g}, {place.longitude:g}"
+    if inside(extent, place.latitude, place.longitude):
+        yield (
+            "latitude",
+            f"a point in {place.country_code} (latitude and longitude look swapped)",
+            where,
+            True,
+        )
+    else:
+        yield ("latitude", f"a point in or near {place.country_code}", where, True)
+
+
+def check_convoy(convoy: Convoy) -> Iterable[tuple[str, str, object, bool]]:
+    if convoy.depart and convoy.arrive and convoy.arrive <= convoy.depart:
+        yield (
+            "arrive",
+            f"a time after depart ({convoy.depart.isoformat()})",
+            convoy.arrive.isoformat(),
+            False,
+        )
+    if convoy.origin and convoy.origin == convoy.destination:
+        yield "destination", "a place other than the origin", convoy.destination, False
+
+
+def check_zone(zone: ControlZone) -> Iterable[tuple[str, str, object, bool]]:
+    if zone.valid_to and zone.valid_to <= zone.valid_from:
+        yield (
+            "valid_to",
+            f"a time after valid_from ({zone.valid_from.isoformat()})",
+            zone.valid_to.isoformat(),
+            False,
+        )
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A record type: its class, fields, allowed geometry types and extra checks."""
+
+    name: str
+    record: type
+    fields: Callable[[Known], list[Field]]
+    geometry: tuple[str, ...] = ()
+    check: Check | None = None
+
+
+SOURCES = Kind("sources", Source, source_fields)
+PLACES = Kind("places", Place, place_fields, check=check_place)
+CONVOYS = Kind("convoys", Convoy, convoy_fields, check=check_convoy)
+FIGURES = Kind("figures", Figure, figure_fields)
+ROUTES = Kind("routes", Route, route_fields, geometry=("LineString",))
+ZONES = Kind(
+    "zones", ControlZone, zone_fields, geometry=("Polygon", "MultiPolygon"), check=check_zone
+)
+KINDS = (SOURCES, PLACES, CONVOYS, FIGURES, ROUTES, ZONES)
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    """A row or feature before parsing: where it is, its cells, and its geometry if any."""
+
+    spot: Spot
+    cells: dict[str, Any]
+    geometry: BaseGeometry | None = None
+
+
+def build(kind: Kind, raws: Sequence[RawRecord], known: Known, log: ProblemLog) -> list[Any]:
+    """Parse every raw row into a record; log each problem; keep every valid record."""
+    fields = kind.fields(known)
+    records: list[Any] = []
+    seen: dict[str, str] = {}
+    for raw in raws:
+        values = f.parse_fields(raw.cells, fields, raw.spot, log)
+        geometry_ok = _geometry_ok(kind, raw, log)
+        if values is None or not geometry_ok or not _unique(values, raw, seen, log):
+            continue
+        if kind.geometry:
+            values["geometry"] = raw.geometry
+        record = kind.record(**values)
+        if _checked(kind, record, raw.spot, log):
+            records.append(record)
+    return records
+
+
+def _geometry_ok(kind: Kind, raw: RawRecord, log: ProblemLog) -> bool:
+    if not kind.geometry:
+        return True
+    if raw.geometry is None:
+        return False  # already reported by the reader
+    problem = geometry_problem(raw.geometry, kind.geometry)
+    if problem:
+        log.error(raw.spot.file, raw.spot.where, "geometry", *problem)
+        return False
+    return True
+
+
+def _unique(values: dict[str, Any], raw: RawRecord, seen: dict[str, str], log: ProblemLog) -> bool:
+    record_id = values["id"]
+    if record_id in seen:
+        log.error(
+            raw.spot.file,
+            raw.spot.where,
+            "id",
+            f"a unique id (also used at {seen[record_id]})",
+            record_id,
+        )
+        return False
+    seen[record_id] = raw.spot.where
+    return True
+
+
+def _checked(kind: Kind, record: Any, spot: Spot, log: ProblemLog) -> bool:
+    ok = True
+    for name, expected, actual, warning in kind.check(record) if kind.check else ():
+        if warning:
+            log.warn(spot.file, spot.where, name, expected, actual)
+        else:
+            log.error(spot.file, spot.where, name, expected, actual)
+            ok = False
+    return ok
+
+
+def raw_ids(raws: Iterable[RawRecord]) -> set[str]:
+    """Every id that looks like one, so that one bad row does not cascade into reference errors."""
+    ids = set()
+    for raw in raws:
+        try:
+            ids.add(f.identifier(raw.cells.get("id")))
+        except f.FieldError:
+            continue
+    return ids
+
+
+def to_cells(record: Record, kind: Kind) -> dict[str, Any]:
+    """A record as cells keyed by field name: text, numbers, and datetimes/dates as they are."""
+    cells: dict[str, Any] = {}
+    for spec in kind.fields(Known()):
+        cells[spec.name] = _cell(getattr(record, spec.key))
+    return cells
+
+
+def _cell(value: object) -> object:
+    if value is None:
+        return None
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, Count):
+        return str(value)
+    if isinstance(value, tuple):
+        return f.LIST_SEPARATOR.join(value)
+    if isinstance(value, datetime | date | int | float | str):
+        return value
+    raise TypeError(f"no cell form for {type(value).__name__}")
+
+
+def field_names(kind: Kind) -> list[str]:
+    return [spec.name for spec in kind.fields(Known())]
+
+
+def replace_geometry(record: Any, geometry: BaseGeometry) -> Any:
+    return dataclasses.replace(record, geometry=geometry)

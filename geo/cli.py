@@ -1,0 +1,104 @@
+"""The command line, `python -m geo validate|import|dump ...`, for scripts and batch jobs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from geo.errors import CorridorError
+from geo.records import Scenario
+from geo.scenario import check_scenario, read_scenario, write_scenario
+from geo.settings import Settings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.command(args))
+    except CorridorError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    settings = Settings.from_environment()
+    parser = argparse.ArgumentParser(prog="python -m geo", description=__doc__)
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    validate = commands.add_parser(
+        "validate", help="check a scenario folder, listing every problem"
+    )
+    validate.add_argument("path", type=Path, help="a scenario folder")
+    validate.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    validate.set_defaults(command=_validate)
+
+    load = commands.add_parser("import", help="load a scenario folder into the workspace")
+    load.add_argument("path", type=Path, help="a scenario folder")
+    load.add_argument(
+        "--if-missing",
+        action="store_true",
+        help="do nothing when the workspace already holds this scenario",
+    )
+    load.set_defaults(command=_import)
+
+    dump = commands.add_parser("dump", help="write a workspace scenario back as a scenario folder")
+    dump.add_argument("--out", type=Path, required=True, help="the folder to write")
+    dump.add_argument("--scenario", help="which scenario (needed when the workspace holds several)")
+    dump.set_defaults(command=_dump)
+
+    for command in (load, dump):
+        command.add_argument(
+            "--workspace",
+            type=Path,
+            default=settings.workspace,
+            help=f"the GeoPackage workspace (default: {settings.workspace})",
+        )
+    return parser
+
+
+def _validate(args: argparse.Namespace) -> int:
+    report = check_scenario(args.path)
+    for problem in report.problems:
+        print(problem)
+    failing = list(report.problems) if args.strict else report.problems.errors
+    if failing or report.scenario is None:
+        print(f"{args.path}: {len(failing)} problem(s)")
+        return 1
+    print(
+        f"{args.path}: valid — {summary(report.scenario)}"
+        f" ({len(report.problems.warnings)} warning(s))"
+    )
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from geo.workspace import Workspace
+
+    workspace = Workspace(args.workspace)
+    scenario = read_scenario(args.path)
+    if args.if_missing and scenario.id in workspace.scenario_ids():
+        print(f"{workspace.path}: already holds {scenario.id!r}; left as it is")
+        return 0
+    workspace.save(scenario)
+    print(f"{workspace.path}: imported {scenario.id!r} — {summary(scenario)}")
+    return 0
+
+
+def _dump(args: argparse.Namespace) -> int:
+    from geo.workspace import Workspace
+
+    scenario = Workspace(args.workspace).load(args.scenario)
+    write_scenario(scenario, args.out)
+    print(f"{args.out}: wrote {scenario.id!r} — {summary(scenario)}")
+    return 0
+
+
+def summary(scenario: Scenario) -> str:
+    parts = [
+        f"{len(getattr(scenario, name))} {name}"
+        for name in ("sources", "places", "convoys", "figures", "routes", "zones")
+    ]
+    return ", ".join(parts)

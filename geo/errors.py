@@ -1,0 +1,90 @@
+"""The one error hierarchy of Corridor, and the problems a validation collects."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+
+class CorridorError(Exception):
+    """Root of every error Corridor raises on purpose."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the input: where it is, which field, what was expected, what came."""
+
+    file: str
+    where: str
+    field: str
+    expected: str
+    actual: object
+    severity: Severity = "error"
+
+    def __str__(self) -> str:
+        place = f"{self.file}, {self.where}" if self.where else self.file
+        field = f", field {self.field!r}" if self.field else ""
+        label = "" if self.severity == "error" else "warning: "
+        return f"{label}{place}{field}: expected {self.expected}, got {_show(self.actual)}"
+
+
+def _show(value: object) -> str:
+    if value is None or value == "":
+        return "nothing"
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+class ValidationError(CorridorError, ValueError):
+    """Input that breaks one or more rules; `problems` lists every one of them."""
+
+    def __init__(self, problems: Iterable[Problem], *, subject: str = "input") -> None:
+        self.problems = tuple(problems)
+        lines = "\n".join(f"  - {p}" for p in self.problems)
+        count = len(self.problems)
+        noun = "problem" if count == 1 else "problems"
+        super().__init__(f"{subject}: {count} {noun}\n{lines}")
+
+
+class WorkspaceError(CorridorError, OSError):
+    """The workspace GeoPackage cannot be read or written."""
+
+
+class ScenarioNotFoundError(CorridorError, LookupError):
+    """A scenario id or folder that does not exist."""
+
+
+class ProblemLog:
+    """Collects problems while reading, then raises them all at once."""
+
+    def __init__(self) -> None:
+        self._problems: list[Problem] = []
+
+    def error(self, file: str, where: str, field: str, expected: str, actual: object) -> None:
+        self._problems.append(Problem(file, where, field, expected, actual))
+
+    def warn(self, file: str, where: str, field: str, expected: str, actual: object) -> None:
+        self._problems.append(Problem(file, where, field, expected, actual, "warning"))
+
+    def __iter__(self) -> Iterator[Problem]:
+        return iter(self._problems)
+
+    def __len__(self) -> int:
+        return len(self._problems)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self._problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self._problems if p.severity == "warning"]
+
+    def raise_if_errors(self, subject: str, *, strict: bool = False) -> None:
+        """Raise one ValidationError listing every error (and warning, when strict)."""
+        failing = list(self._problems) if strict else self.errors
+        if failing:
+            raise ValidationError(failing, subject=subject)

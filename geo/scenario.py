@@ -1,0 +1,231 @@
+"""Scenario folders: read and validate every file at once, and write a scenario back out."""
+
+from __future__ import annotations
+
+import csv
+import io
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import tomli_w
+
+from geo import _fields as f
+from geo import _schema as s
+from geo._atomic import write_files
+from geo._fields import Field, Spot
+from geo._geojson import feature, feature_collection, read_features
+from geo.errors import ProblemLog, ScenarioNotFoundError
+from geo.records import Scenario
+
+SCENARIO_FILE = "scenario.toml"
+CSV_FILES = {s.PLACES: "places.csv", s.CONVOYS: "convoys.csv", s.FIGURES: "figures.csv"}
+GEOJSON_FILES = {s.ROUTES: "routes.geojson", s.ZONES: "zones.geojson"}
+FILES = (SCENARIO_FILE, *CSV_FILES.values(), *GEOJSON_FILES.values())
+
+
+def meta_fields() -> list[Field]:
+    return [
+        Field("id", f.identifier),
+        Field("title", f.text),
+        Field("summary", f.text),
+        Field("timezone", s.time_zone),
+        Field("start", f.moment),
+        Field("end", f.moment),
+        Field("disclaimer", f.text),
+    ]
+
+
+@dataclass(frozen=True)
+class Report:
+    """The outcome of checking a scenario: the scenario when it has no errors, and every problem."""
+
+    scenario: Scenario | None
+    problems: ProblemLog
+
+
+def check_scenario(folder: Path | str) -> Report:
+    """Read and check every file of a scenario folder, collecting all problems."""
+    folder = Path(folder)
+    if not (folder / SCENARIO_FILE).is_file():
+        raise ScenarioNotFoundError(f"{folder}: not a scenario folder (no {SCENARIO_FILE} in it)")
+    log = ProblemLog()
+    raws = {kind: list(_raw_rows(folder, kind, log)) for kind in (*CSV_FILES, *GEOJSON_FILES)}
+    meta, source_raws = _read_meta(folder / SCENARIO_FILE, log)
+    if meta.get("id") and meta["id"] != folder.name:
+        log.warn(SCENARIO_FILE, "", "id", f"the folder's name {folder.name!r}", meta["id"])
+    scenario = assemble(meta, source_raws, raws, log)
+    return Report(scenario if not log.errors else None, log)
+
+
+def read_scenario(folder: Path | str, *, strict: bool = False) -> Scenario:
+    """The scenario in a folder; ValidationError listing every problem when there is any."""
+    report = check_scenario(folder)
+    report.problems.raise_if_errors(str(folder), strict=strict)
+    assert report.scenario is not None
+    return report.scenario
+
+
+def assemble(
+    meta: dict[str, Any],
+    source_raws: list[s.RawRecord],
+    raws: dict[s.Kind, list[s.RawRecord]],
+    log: ProblemLog,
+) -> Scenario | None:
+    """Build a Scenario from raw rows of every kind (shared by folder and workspace readers)."""
+    known = s.Known(
+        sources=s.raw_ids(source_raws),
+        places=s.raw_ids(raws.get(s.PLACES, [])),
+        convoys=s.raw_ids(raws.get(s.CONVOYS, [])),
+    )
+    records = {kind: s.build(kind, raws.get(kind, []), known, log) for kind in raws}
+    sources = s.build(s.SOURCES, source_raws, known, log)
+    _check_span(meta, log)
+    if log.errors:
+        return None
+    return Scenario(
+        **meta,
+        sources=tuple(sources),
+        places=tuple(records.get(s.PLACES, ())),
+        convoys=tuple(records.get(s.CONVOYS, ())),
+        figures=tuple(records.get(s.FIGURES, ())),
+        routes=tuple(records.get(s.ROUTES, ())),
+        zones=tuple(records.get(s.ZONES, ())),
+    )
+
+
+def _check_span(meta: dict[str, Any], log: ProblemLog) -> None:
+    start, end = meta.get("start"), meta.get("end")
+    if start and end and end <= start:
+        log.error(
+            SCENARIO_FILE, "", "end", f"a time after start ({start.isoformat()})", end.isoformat()
+        )
+
+
+def _read_meta(path: Path, log: ProblemLog) -> tuple[dict[str, Any], list[s.RawRecord]]:
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        log.error(path.name, "", "", "a readable TOML file", str(error))
+        return {}, []
+    f.check_columns(set(document) - {"sources"}, meta_fields(), path.name, log)
+    meta = f.parse_fields(document, meta_fields(), Spot(path.name, ""), log) or {}
+    sources = document.get("sources")
+    if not isinstance(sources, list) or not sources:
+        log.error(path.name, "", "sources", "one or more [[sources]] tables", sources)
+        return meta, []
+    return meta, [_source_raw(path.name, number, table) for number, table in enumerate(sources, 1)]
+
+
+def _source_raw(file: str, number: int, table: object) -> s.RawRecord:
+    cells = table if isinstance(table, dict) else {}
+    label = cells.get("id")
+    where = f"[[sources]] #{number}" + (f" (id {label!r})" if label else "")
+    return s.RawRecord(Spot(file, where), cells)
+
+
+def _raw_rows(folder: Path, kind: s.Kind, log: ProblemLog) -> Iterator[s.RawRecord]:
+    if kind in CSV_FILES:
+        yield from _csv_rows(folder / CSV_FILES[kind], kind, log)
+        return
+    path = folder / GEOJSON_FILES[kind]
+    if not path.is_file():
+        log.error(path.name, "", "", "this file", "no such file")
+        return
+    for raw in read_features(path, log):
+        yield s.RawRecord(raw.spot, raw.properties, raw.geometry)
+
+
+def _csv_rows(path: Path, kind: s.Kind, log: ProblemLog) -> Iterator[s.RawRecord]:
+    try:
+        content = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        log.error(path.name, "", "", "a readable UTF-8 CSV file", str(error))
+        return
+    reader = csv.DictReader(io.StringIO(content, newline=""))
+    f.check_columns(reader.fieldnames or [], kind.fields(s.Known()), path.name, log)
+    for number, row in enumerate(reader, start=2):
+        label = (row.get("id") or "").strip()
+        spot = Spot(path.name, f"row {number}" + (f" (id {label!r})" if label else ""))
+        if None in row:
+            log.error(
+                path.name,
+                spot.where,
+                "",
+                f"{len(reader.fieldnames or [])} cells",
+                f"{len(reader.fieldnames or []) + len(row[None])} cells",
+            )
+            continue
+        yield s.RawRecord(spot, dict(row))
+
+
+def write_scenario(scenario: Scenario, folder: Path | str) -> Path:
+    """Write a scenario as a folder of its six files, each written atomically."""
+    folder = Path(folder)
+    files = {
+        SCENARIO_FILE: _meta_text(scenario),
+        **{
+            name: _csv_text(getattr(scenario, kind.name), kind, scenario.timezone)
+            for kind, name in CSV_FILES.items()
+        },
+        **{
+            name: _geojson_text(getattr(scenario, kind.name), kind, scenario.timezone)
+            for kind, name in GEOJSON_FILES.items()
+        },
+    }
+    write_files(folder, files)
+    return folder
+
+
+def _local(value: object, zone: str) -> object:
+    if isinstance(value, datetime):
+        return iso_local(value, zone)
+    return value
+
+
+def iso_local(moment: datetime, zone: str) -> str:
+    """An ISO 8601 text of `moment` in `zone`, to the minute when there are no seconds."""
+    local = moment.astimezone(ZoneInfo(zone))
+    whole_minute = local.second == 0 and local.microsecond == 0
+    return local.isoformat(timespec="minutes" if whole_minute else "auto")
+
+
+def _meta_text(scenario: Scenario) -> str:
+    document: dict[str, Any] = {
+        name: _local_toml(getattr(scenario, name), scenario.timezone)
+        for name in (spec.name for spec in meta_fields())
+    }
+    document["sources"] = [
+        {
+            key: value
+            for key, value in s.to_cells(source, s.SOURCES).items()
+            if value not in (None, "")
+        }
+        for source in scenario.sources
+    ]
+    return tomli_w.dumps(document)
+
+
+def _local_toml(value: object, zone: str) -> object:
+    return value.astimezone(ZoneInfo(zone)) if isinstance(value, datetime) else value
+
+
+def _csv_text(records: tuple[Any, ...], kind: s.Kind, zone: str) -> str:
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(buffer, fieldnames=s.field_names(kind), lineterminator="\n")
+    writer.writeheader()
+    for record in records:
+        writer.writerow({k: _local(v, zone) for k, v in s.to_cells(record, kind).items()})
+    return buffer.getvalue()
+
+
+def _geojson_text(records: tuple[Any, ...], kind: s.Kind, zone: str) -> str:
+    features = [
+        feature({k: _local(v, zone) for k, v in s.to_cells(record, kind).items()}, record.geometry)
+        for record in records
+    ]
+    return feature_collection(features)

@@ -1,0 +1,217 @@
+"""The workspace: one GeoPackage holding scenarios, one layer per record type (QGIS opens it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import pandas as pd
+import pyogrio
+import shapely
+
+from geo import _fields as f
+from geo import _schema as s
+from geo._atomic import atomic_path
+from geo._fields import Spot
+from geo.errors import ProblemLog, ScenarioNotFoundError, WorkspaceError
+from geo.records import Place, Scenario
+from geo.scenario import assemble, meta_fields
+
+SCENARIO_ID = "scenario_id"
+SCENARIOS_LAYER = "scenarios"
+CRS = "EPSG:4326"
+
+
+@dataclass(frozen=True)
+class Layer:
+    """How one record type is stored: its layer name and geometry type (None: a plain table)."""
+
+    kind: s.Kind
+    geometry_type: str | None = None
+
+
+LAYERS = (
+    Layer(s.SOURCES),
+    Layer(s.PLACES, "Point"),
+    Layer(s.CONVOYS),
+    Layer(s.FIGURES),
+    Layer(s.ROUTES, "LineString"),
+    Layer(s.ZONES, "Unknown"),  # Polygon and MultiPolygon side by side, kept as they were
+)
+TABLES = (SCENARIOS_LAYER, *(layer.kind.name for layer in LAYERS))
+
+
+class Workspace:
+    """A GeoPackage file of scenarios; every save rewrites it through a temporary copy."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+    def scenario_ids(self) -> list[str]:
+        """The ids of the scenarios in the workspace, in the order they were first saved."""
+        if not self.exists():
+            return []
+        return [str(value) for value in self._table(SCENARIOS_LAYER)[SCENARIO_ID]]
+
+    def load(self, scenario_id: str | None = None) -> Scenario:
+        """One scenario, checked by the same rules as a scenario folder."""
+        scenario_id = self._resolve(scenario_id)
+        log = ProblemLog()
+        meta = self._meta(scenario_id, log)
+        raws = {layer.kind: self._raws(layer, scenario_id) for layer in LAYERS}
+        sources = raws.pop(s.SOURCES)
+        scenario = assemble(meta, sources, raws, log)
+        log.raise_if_errors(f"{self.path} (scenario {scenario_id!r})")
+        assert scenario is not None
+        return scenario
+
+    def save(self, scenario: Scenario) -> None:
+        """Add the scenario, or replace the one with its id, in one all-or-nothing rewrite."""
+        tables = {name: self._table(name) if self.exists() else None for name in TABLES}
+        fresh = _scenario_tables(scenario)
+        with atomic_path(self.path) as temporary:
+            temporary.unlink()
+            for layer in (None, *LAYERS):
+                name = layer.kind.name if layer else SCENARIOS_LAYER
+                kept = _without(tables[name], scenario.id)
+                frame = _concat(kept, fresh[name])
+                _write(frame, temporary, name, layer.geometry_type if layer else None)
+
+    def _resolve(self, scenario_id: str | None) -> str:
+        ids = self.scenario_ids()
+        if scenario_id is None and len(ids) == 1:
+            return ids[0]
+        if scenario_id in ids:
+            return scenario_id
+        found = ", ".join(ids) or "none"
+        asked = "a scenario id" if scenario_id is None else repr(scenario_id)
+        raise ScenarioNotFoundError(
+            f"{self.path}: expected {asked} among the workspace's scenarios, found: {found}"
+        )
+
+    def _table(self, name: str) -> pd.DataFrame:
+        try:
+            frame: pd.DataFrame = pyogrio.read_dataframe(self.path, layer=name)
+        except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as error:
+            raise WorkspaceError(f"{self.path}: cannot read layer {name!r} ({error})") from error
+        return frame
+
+    def _meta(self, scenario_id: str, log: ProblemLog) -> dict[str, Any]:
+        table = self._table(SCENARIOS_LAYER)
+        row = _cells(table[table[SCENARIO_ID] == scenario_id])[0]
+        row["id"] = row.pop(SCENARIO_ID)
+        spot = Spot(f"{self.path.name}:{SCENARIOS_LAYER}", f"scenario {scenario_id!r}")
+        return f.parse_fields(row, meta_fields(), spot, log) or {}
+
+    def _raws(self, layer: Layer, scenario_id: str) -> list[s.RawRecord]:
+        table = self._table(layer.kind.name)
+        rows = table[table[SCENARIO_ID] == scenario_id]
+        geometries = list(rows.geometry) if layer.geometry_type else [None] * len(rows)
+        raws = []
+        for cells, geometry in zip(_cells(rows), geometries, strict=True):
+            spot = Spot(f"{self.path.name}:{layer.kind.name}", f"id {cells.get('id')!r}")
+            if layer.kind is s.PLACES and geometry is not None:
+                cells["longitude"], cells["latitude"] = geometry.x, geometry.y
+                geometry = None
+            raws.append(s.RawRecord(spot, cells, geometry))
+        return raws
+
+
+def _cells(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rows as plain Python values: missing values None, timestamps timezone-aware datetimes."""
+    columns = [column for column in frame.columns if column != "geometry"]
+    rows = []
+    for values in frame[columns].itertuples(index=False, name=None):
+        rows.append({column: _plain(value) for column, value in zip(columns, values, strict=True)})
+    return rows
+
+
+def _plain(value: object) -> object:
+    if value is None or (pd.api.types.is_scalar(value) and pd.isna(value)):  # type: ignore[call-overload]
+        return None
+    if isinstance(value, pd.Timestamp):
+        moment = value.to_pydatetime()
+        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return value
+
+
+def _scenario_tables(scenario: Scenario) -> dict[str, pd.DataFrame]:
+    tables = {SCENARIOS_LAYER: _meta_frame(scenario)}
+    for layer in LAYERS:
+        records = (
+            scenario.sources if layer.kind is s.SOURCES else getattr(scenario, layer.kind.name)
+        )
+        tables[layer.kind.name] = _frame(records, layer, scenario.id)
+    return tables
+
+
+def _meta_frame(scenario: Scenario) -> pd.DataFrame:
+    row: dict[str, object] = {SCENARIO_ID: scenario.id}
+    row.update(
+        {spec.name: getattr(scenario, spec.name) for spec in meta_fields() if spec.name != "id"}
+    )
+    row["imported_at"] = datetime.now(UTC)
+    return _typed(pd.DataFrame([row]), {"start", "end", "imported_at"})
+
+
+def _frame(records: tuple[Any, ...], layer: Layer, scenario_id: str) -> pd.DataFrame:
+    fields = layer.kind.fields(s.Known())
+    names = [SCENARIO_ID, *(spec.name for spec in fields)]
+    rows = [{SCENARIO_ID: scenario_id, **s.to_cells(record, layer.kind)} for record in records]
+    frame = _typed(pd.DataFrame(rows, columns=names), _moment_columns(fields))
+    if layer.geometry_type is None:
+        return frame
+    geometry = gpd.GeoSeries([_geometry(record) for record in records], crs=CRS)
+    spatial: pd.DataFrame = gpd.GeoDataFrame(frame, geometry=geometry, crs=CRS)
+    return spatial
+
+
+def _moment_columns(fields: list[f.Field]) -> set[str]:
+    return {spec.name for spec in fields if spec.parse is f.moment}
+
+
+def _typed(frame: pd.DataFrame, moments: set[str]) -> pd.DataFrame:
+    for column in frame.columns:
+        if column in moments:
+            frame[column] = pd.to_datetime(frame[column], utc=True).astype("datetime64[ms, UTC]")
+        elif frame[column].dtype == object or str(frame[column].dtype) == "str":
+            frame[column] = frame[column].astype(object).where(frame[column].notna(), None)
+    return frame
+
+
+def _geometry(record: Any) -> shapely.Geometry:
+    if isinstance(record, Place):
+        return shapely.Point(record.longitude, record.latitude)
+    return record.geometry
+
+
+def _without(frame: pd.DataFrame | None, scenario_id: str) -> pd.DataFrame | None:
+    if frame is None:
+        return None
+    return frame[frame[SCENARIO_ID] != scenario_id]
+
+
+def _concat(kept: pd.DataFrame | None, fresh: pd.DataFrame) -> pd.DataFrame:
+    if kept is None or kept.empty:
+        return fresh
+    combined = pd.concat([kept, fresh], ignore_index=True)
+    if isinstance(fresh, gpd.GeoDataFrame):
+        spatial: pd.DataFrame = gpd.GeoDataFrame(combined, geometry="geometry", crs=CRS)
+        return spatial
+    return combined
+
+
+def _write(frame: pd.DataFrame, path: Path, layer: str, geometry_type: str | None) -> None:
+    options: dict[str, Any] = {"driver": "GPKG", "layer": layer}
+    if geometry_type:
+        options.update(geometry_type=geometry_type, promote_to_multi=False)
+    try:
+        pyogrio.write_dataframe(frame, path, **options)
+    except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, OSError) as error:
+        raise WorkspaceError(f"{path}: cannot write layer {layer!r} ({error})") from error
