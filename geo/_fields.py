@@ -153,7 +153,8 @@ def references(known: Collection[str], what: str) -> Callable[[object], tuple[st
         items = split_list(value)
         missing = [item for item in items if item not in known]
         if missing:
-            raise FieldError(f"ids of {what}s separated by ';' (unknown: {', '.join(missing)})")
+            unknown = ", ".join(missing)
+            raise FieldError(f"ids separated by ';', each the id of a {what} (unknown: {unknown})")
         return tuple(one(item) for item in items)
 
     return parse

@@ -57,6 +57,10 @@ class ScenarioNotFoundError(CorridorError, LookupError):
     """A scenario id or folder that does not exist."""
 
 
+class ChromiumNotFoundError(CorridorError, FileNotFoundError):
+    """No Chromium or Chrome executable could be found."""
+
+
 class ProblemLog:
     """Collects problems while reading, then raises them all at once."""
 

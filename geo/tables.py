@@ -1,0 +1,122 @@
+"""Scenario records as display tables: names instead of ids, counts as written, local and UTC times."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pandas as pd
+
+from geo.records import CONVOY_COUNTS, Count, Scenario
+
+
+def local_time(moment: datetime | None, zone: str) -> str:
+    """'2016-12-15 14:30 EET' in the scenario's zone; empty for an unknown time."""
+    if moment is None:
+        return ""
+    return moment.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M %Z")
+
+
+def utc_time(moment: datetime | None) -> str:
+    return "" if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _count(value: Count | None) -> str:
+    return "" if value is None else str(value)
+
+
+def _names(scenario: Scenario) -> dict[str, str]:
+    return {place.id: place.name for place in scenario.places}
+
+
+def convoys_table(scenario: Scenario) -> pd.DataFrame:
+    names, zone = _names(scenario), scenario.timezone
+    rows = [
+        {
+            "id": convoy.id,
+            "convoy": convoy.label,
+            "status": convoy.status.value.replace("_", " "),
+            "from": names.get(convoy.origin, "(not stated)"),
+            "via": ", ".join(names[place] for place in convoy.via),
+            "to": names[convoy.destination],
+            "departs": local_time(convoy.depart, zone),
+            "departs (UTC)": utc_time(convoy.depart),
+            "arrives": local_time(convoy.arrive, zone),
+            "times": convoy.time_precision.value,
+            **{name: _count(getattr(convoy, name)) for name in CONVOY_COUNTS},
+            "organisation": convoy.organisation,
+            "confidence": convoy.confidence.value,
+            "source": ", ".join(convoy.source),
+            "quote": convoy.quote,
+        }
+        for convoy in scenario.convoys
+    ]
+    return pd.DataFrame(rows)
+
+
+def figures_table(scenario: Scenario) -> pd.DataFrame:
+    names = _names(scenario)
+    rows = [
+        {
+            "kind": figure.kind.value.replace("_", " "),
+            "count": str(figure.count),
+            "what": figure.what,
+            "place": names[figure.place],
+            "reported": local_time(figure.reported, scenario.timezone),
+            "said by": figure.attribution,
+            "source": ", ".join(figure.source),
+            "quote": figure.quote,
+        }
+        for figure in scenario.figures
+    ]
+    return pd.DataFrame(rows)
+
+
+def places_table(scenario: Scenario) -> pd.DataFrame:
+    rows = [
+        {
+            "name": place.name,
+            "kind": place.kind.value,
+            "latitude": place.latitude,
+            "longitude": place.longitude,
+            "precision": place.precision.value,
+            "also written": ", ".join(place.aliases),
+            "admin1": place.admin1,
+            "source": ", ".join(place.source),
+        }
+        for place in scenario.places
+    ]
+    return pd.DataFrame(rows)
+
+
+def zones_table(scenario: Scenario) -> pd.DataFrame:
+    zone = scenario.timezone
+    rows = [
+        {
+            "zone": item.name,
+            "control": item.control.value,
+            "held by": item.holder,
+            "valid from": local_time(item.valid_from, zone),
+            "valid to": local_time(item.valid_to, zone) or "(open)",
+            "precision": item.precision.value,
+            "source": ", ".join(item.source),
+        }
+        for item in scenario.zones
+    ]
+    return pd.DataFrame(rows)
+
+
+def sources_table(scenario: Scenario) -> pd.DataFrame:
+    rows = [
+        {
+            "id": source.id,
+            "title": source.title,
+            "publisher": source.publisher,
+            "published": source.published.isoformat(),
+            "url": source.url,
+            "licence": source.licence,
+            "note": source.note,
+        }
+        for source in scenario.sources
+    ]
+    return pd.DataFrame(rows)
