@@ -1,4 +1,4 @@
-"""Time the scenario folder and GeoPackage workspace paths on the shipped scenario; prints a table."""
+"""Time the scenario folder and workspace paths on the shipped scenario; prints a table."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from geo.scenario import read_scenario, write_scenario  # noqa: E402
-from geo.settings import Settings  # noqa: E402
-from geo.workspace import Workspace  # noqa: E402
+from geo.scenario import read_scenario, write_scenario
+from geo.settings import Settings
+from geo.workspace import Workspace
 
 RUNS = 15
 
@@ -42,9 +42,11 @@ def main() -> None:
             "load from workspace": lambda: workspace.load(scenario.id),
             "write folder": lambda: write_scenario(scenario, Path(scratch) / "dump"),
         }
-        print(f"shipped scenario {scenario.id}: {len(scenario.places)} places, "
-              f"{len(scenario.convoys)} convoys, {len(scenario.routes)} routes, "
-              f"{len(scenario.zones)} zones; {RUNS} runs each")
+        print(
+            f"shipped scenario {scenario.id}: {len(scenario.places)} places, "
+            f"{len(scenario.convoys)} convoys, {len(scenario.routes)} routes, "
+            f"{len(scenario.zones)} zones; {RUNS} runs each"
+        )
         print(f"{'step':<24} {'median ms':>10} {'max ms':>10}")
         for name, action in steps.items():
             median, worst = measure(action)

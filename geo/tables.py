@@ -1,4 +1,4 @@
-"""Scenario records as display tables: names instead of ids, counts as written, local and UTC times."""
+"""Scenario records as display tables: place names, counts as written, local and UTC times."""
 
 from __future__ import annotations
 

@@ -54,10 +54,10 @@ class Workspace:
         return self.path.is_file()
 
     def scenario_ids(self) -> list[str]:
-        """The ids of the scenarios in the workspace, in the order they were first saved."""
+        """The ids of the scenarios in the workspace, sorted."""
         if not self.exists():
             return []
-        return [str(value) for value in self._table(SCENARIOS_LAYER)[SCENARIO_ID]]
+        return sorted(str(value) for value in self._table(SCENARIOS_LAYER)[SCENARIO_ID])
 
     def load(self, scenario_id: str | None = None) -> Scenario:
         """One scenario, checked by the same rules as a scenario folder."""

@@ -62,7 +62,7 @@ def edit_csv(tiny_copy: Path) -> Callable[..., None]:
 def edit_feature(tiny_copy: Path) -> Callable[..., None]:
     """edit_feature("zones.geojson", "z1", geometry={...}, control="..."): change one feature."""
 
-    def edit(name: str, feature_id: str, geometry: dict[str, Any] | None = None, **props: Any) -> None:
+    def edit(name: str, feature_id: str, geometry: Any = None, **props: Any) -> None:
         path = tiny_copy / name
         document = json.loads(path.read_text(encoding="utf-8"))
         matching = [f for f in document["features"] if f["properties"]["id"] == feature_id]

@@ -1,4 +1,4 @@
-"""The dashboard as a person sees it: `streamlit run` served locally, driven in the system Chromium."""
+"""The dashboard as a person sees it: `streamlit run` on localhost, in the system Chromium."""
 
 from __future__ import annotations
 
@@ -52,12 +52,25 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     workspace = tmp_path_factory.mktemp("browser") / "workspace.gpkg"
     Workspace(workspace).save(read_scenario(Settings.from_environment().default_scenario_dir))
     port = free_port()
-    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "dashboard.py"),
-               "--server.port", str(port), "--server.headless", "true",
-               "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(ROOT / "dashboard.py"),
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
     environment = {**os.environ, "CORRIDOR_WORKSPACE": str(workspace)}
-    process = subprocess.Popen(command, cwd=ROOT, env=environment,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         wait_for_health(url, process)

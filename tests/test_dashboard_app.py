@@ -1,4 +1,4 @@
-"""The dashboard's logic through Streamlit's AppTest: it runs, shows the scenario, survives errors."""
+"""The dashboard through Streamlit's AppTest: it runs, shows the scenario, survives errors."""
 
 from __future__ import annotations
 

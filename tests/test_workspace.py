@@ -1,0 +1,188 @@
+"""The GeoPackage workspace: save, load, round trips, several scenarios, atomic rewrites, CLI."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pyogrio
+import pytest
+
+import geo.workspace
+from geo.cli import main
+from geo.errors import ScenarioNotFoundError, WorkspaceError
+from geo.records import Scenario
+from geo.scenario import read_scenario, write_scenario
+from geo.workspace import Workspace
+
+FEATURES = {"places", "routes", "zones"}
+ATTRIBUTES = {"convoys", "figures", "sources", "scenarios"}
+
+
+@pytest.fixture
+def tiny(tiny_dir: Path) -> Scenario:
+    return read_scenario(tiny_dir)
+
+
+@pytest.fixture
+def shipped(shipped_dir: Path) -> Scenario:
+    return read_scenario(shipped_dir)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    return Workspace(tmp_path / "w.gpkg")
+
+
+def test_save_then_load_is_equal(workspace: Workspace, tiny: Scenario) -> None:
+    workspace.save(tiny)
+    assert workspace.load() == tiny
+    assert workspace.load("tiny") == tiny
+
+
+@pytest.mark.parametrize("name", ["tiny", "shipped"])
+def test_round_trip_folder_workspace_folder(
+    name: str, request: pytest.FixtureRequest, workspace: Workspace, tmp_path: Path
+) -> None:
+    scenario: Scenario = request.getfixturevalue(name)
+    workspace.save(scenario)
+    out = write_scenario(workspace.load(scenario.id), tmp_path / "out" / scenario.id)
+    again = read_scenario(out, strict=True)
+    assert again == scenario
+    for kind in ("sources", "places", "convoys", "figures", "routes", "zones"):
+        assert getattr(again, kind) == getattr(scenario, kind), kind
+
+
+def test_zone_geometry_types_survive(workspace: Workspace, tiny: Scenario) -> None:
+    workspace.save(tiny)
+    types = [zone.geometry.geom_type for zone in workspace.load().zones]
+    assert types == ["Polygon", "MultiPolygon"]
+
+
+def test_file_is_a_geopackage(workspace: Workspace, tiny: Scenario) -> None:
+    workspace.save(tiny)
+    with sqlite3.connect(workspace.path) as db:
+        [(application_id,)] = db.execute("PRAGMA application_id").fetchall()
+        contents = dict(db.execute("SELECT table_name, data_type FROM gpkg_contents").fetchall())
+    db.close()
+    assert application_id == 0x47504B47  # "GPKG"
+    assert contents == {name: "features" for name in FEATURES} | {
+        name: "attributes" for name in ATTRIBUTES
+    }
+    layers = dict(pyogrio.list_layers(workspace.path))
+    assert set(layers) == FEATURES | ATTRIBUTES
+    assert (layers["places"], layers["routes"], layers["convoys"]) == ("Point", "LineString", None)
+
+
+def test_two_scenarios_side_by_side(
+    workspace: Workspace, tiny: Scenario, shipped: Scenario
+) -> None:
+    workspace.save(tiny)
+    workspace.save(shipped)
+    assert sorted(workspace.scenario_ids()) == ["aleppo-2016-12", "tiny"]
+    assert workspace.load("tiny") == tiny
+    assert workspace.load("aleppo-2016-12") == shipped
+
+
+def test_resave_replaces(workspace: Workspace, tiny: Scenario, shipped: Scenario) -> None:
+    workspace.save(tiny)
+    workspace.save(shipped)
+    workspace.save(tiny)
+    assert sorted(workspace.scenario_ids()) == ["aleppo-2016-12", "tiny"]
+    frame = pyogrio.read_dataframe(workspace.path, layer="places")
+    assert (frame["scenario_id"] == "tiny").sum() == len(tiny.places)
+    assert workspace.load("tiny") == tiny
+    assert workspace.load("aleppo-2016-12") == shipped
+
+
+def test_failed_save_leaves_file_as_it_was(
+    workspace: Workspace, tiny: Scenario, shipped: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace.save(tiny)
+    before = workspace.path.read_bytes()
+    real_write = geo.workspace._write
+    calls: list[str] = []
+
+    def failing_write(frame: Any, path: Path, layer: str, geometry_type: str | None) -> None:
+        calls.append(layer)
+        if len(calls) == 3:
+            raise WorkspaceError(f"{path}: disk full while writing {layer!r}")
+        real_write(frame, path, layer, geometry_type)
+
+    monkeypatch.setattr(geo.workspace, "_write", failing_write)
+    with pytest.raises(WorkspaceError, match="disk full"):
+        workspace.save(shipped)
+    assert len(calls) == 3
+    assert workspace.path.read_bytes() == before
+    assert [p.name for p in workspace.path.parent.iterdir()] == ["w.gpkg"]
+    assert workspace.scenario_ids() == ["tiny"]
+
+
+def test_failed_first_save_leaves_no_file(
+    workspace: Workspace, tiny: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def failing_write(*args: object) -> None:
+        raise WorkspaceError("cannot write")
+
+    monkeypatch.setattr(geo.workspace, "_write", failing_write)
+    with pytest.raises(WorkspaceError, match="cannot write"):
+        workspace.save(tiny)
+    assert list(workspace.path.parent.iterdir()) == []
+
+
+def test_load_unknown_id_names_the_ids_present(
+    workspace: Workspace, tiny: Scenario, shipped: Scenario
+) -> None:
+    workspace.save(tiny)
+    workspace.save(shipped)
+    with pytest.raises(ScenarioNotFoundError, match=r"'homs'.*found: aleppo-2016-12, tiny"):
+        workspace.load("homs")
+    with pytest.raises(ScenarioNotFoundError, match=r"expected a scenario id .*found: aleppo-2016-12, tiny"):
+        workspace.load()
+
+
+def test_load_from_missing_workspace(workspace: Workspace) -> None:
+    with pytest.raises(ScenarioNotFoundError, match=r"found: none"):
+        workspace.load()
+
+
+def test_cli_import_then_dump(
+    tiny_dir: Path, tiny: Scenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "w.gpkg"
+    assert main(["import", str(tiny_dir), "--workspace", str(path)]) == 0
+    assert "imported 'tiny'" in capsys.readouterr().out
+    out = tmp_path / "dumped" / "tiny"
+    assert main(["dump", "--out", str(out), "--workspace", str(path)]) == 0
+    assert "wrote 'tiny'" in capsys.readouterr().out
+    assert read_scenario(out, strict=True) == tiny
+
+
+def test_cli_import_if_missing_leaves_workspace_untouched(
+    tiny_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "w.gpkg"
+    assert main(["import", str(tiny_dir), "--workspace", str(path)]) == 0
+    before = (path.stat().st_mtime_ns, path.read_bytes())
+    assert main(["import", str(tiny_dir), "--workspace", str(path), "--if-missing"]) == 0
+    assert "already holds 'tiny'" in capsys.readouterr().out
+    assert (path.stat().st_mtime_ns, path.read_bytes()) == before
+
+
+def test_cli_import_if_missing_imports_when_absent(tiny_dir: Path, tmp_path: Path) -> None:
+    path = tmp_path / "w.gpkg"
+    assert main(["import", str(tiny_dir), "--workspace", str(path), "--if-missing"]) == 0
+    assert Workspace(path).scenario_ids() == ["tiny"]
+
+
+def test_cli_import_invalid_folder_fails_without_touching_workspace(
+    tiny_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tiny_copy / "routes.geojson").write_text("[]", encoding="utf-8")
+    path = tmp_path / "w.gpkg"
+    assert main(["import", str(tiny_copy), "--workspace", str(path)]) == 1
+    assert "routes.geojson, field 'type': expected a GeoJSON FeatureCollection" in (
+        capsys.readouterr().err
+    )
+    assert not path.exists()
