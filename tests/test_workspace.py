@@ -138,7 +138,9 @@ def test_load_unknown_id_names_the_ids_present(
     workspace.save(shipped)
     with pytest.raises(ScenarioNotFoundError, match=r"'homs'.*found: aleppo-2016-12, tiny"):
         workspace.load("homs")
-    with pytest.raises(ScenarioNotFoundError, match=r"expected a scenario id .*found: aleppo-2016-12, tiny"):
+    with pytest.raises(
+        ScenarioNotFoundError, match=r"expected a scenario id .*found: aleppo-2016-12, tiny"
+    ):
         workspace.load()
 
 
