@@ -39,7 +39,8 @@ _REGION = re.compile(
     re.IGNORECASE,
 )
 _SETTLEMENT = re.compile(
-    r"^(?:the\s+)?(?:city|town|village) of\s+(?P<target>.+)$|^(?P<target2>.+?)\s+(?:city|town)$",
+    r"^(?:the\s+)?(?:city|town|village) of\s+(?P<target>.+)$"
+    r"|^(?P<target2>.+?)\s+(?:city|town|village)$",
     re.IGNORECASE,
 )
 _CONTEXT_WORDS = re.compile(r"^(?:the\s+)?(?:city|town|village|area|capital|it|there)$", re.I)
@@ -72,9 +73,8 @@ def parse(query: str) -> Phrase | None:
     match = _SETTLEMENT.match(text)
     if match:
         return Phrase((match["target"] or match["target2"]).strip(), "settlement")
-    match = _REGION.match(text)
-    if match:
-        return Phrase((match["target"] or match["target2"]).strip(), "region")
+    # A direction before a region ('northern Idlib province') is a part of that region:
+    # the direction is read first, and the region is then its target.
     match = _CENTRAL.match(text)
     if match:
         return Phrase(match["target"].strip(), "area", 0.0, None, "central")
@@ -82,6 +82,9 @@ def parse(query: str) -> Phrase | None:
     if match:
         direction = _direction(match["direction"])
         return Phrase(match["target"].strip(), "area", 0.0, BEARINGS[direction], direction)
+    match = _REGION.match(text)
+    if match:
+        return Phrase((match["target"] or match["target2"]).strip(), "region")
     return None
 
 

@@ -42,11 +42,13 @@ Record = Source | Place | Convoy | Figure | Route | ControlZone
 
 @dataclass
 class Known:
-    """Ids seen so far, which references are checked against."""
+    """What a reader knows: the ids that references are checked against, and a geocoder."""
 
     sources: set[str] = field(default_factory=set)
     places: set[str] = field(default_factory=set)
     convoys: set[str] = field(default_factory=set)
+    locate: Callable[[str, str], Any] | None = None
+    """(name, country code) → a geopy Location or None: places without coordinates use it."""
 
 
 def country_code(value: object) -> str:
@@ -83,8 +85,8 @@ def place_fields(known: Known) -> list[Field]:
         Field("name", f.text),
         Field("aliases", f.split_list, required=False),
         Field("kind", f.choice(PlaceKind)),
-        Field("latitude", f.number(-90, 90)),
-        Field("longitude", f.number(-180, 180)),
+        Field("latitude", f.number(-90, 90), required=False),
+        Field("longitude", f.number(-180, 180), required=False),
         Field("admin1", f.text, required=False),
         Field("country_code", country_code),
         Field("precision", f.choice(PlacePrecision)),
@@ -176,6 +178,45 @@ def check_place(place: Place) -> Iterable[tuple[str, str, object, bool]]:
         yield ("latitude", f"a point within {NEAR_KM:g} km of a town in {country}", where, True)
 
 
+def complete_place(values: dict[str, Any], spot: Spot, log: ProblemLog, known: Known) -> bool:
+    """Coordinates for a place row that has none, from the geocoder; False when impossible."""
+    has = ("latitude" in values, "longitude" in values)
+    if all(has):
+        return True
+    if any(has):
+        missing = "longitude" if has[0] else "latitude"
+        log.error(spot.file, spot.where, missing, "both coordinates, or neither (to geocode)", None)
+        return False
+    if known.locate is None:
+        log.error(spot.file, spot.where, "latitude", "coordinates (geocoding is off here)", None)
+        return False
+    for name in (values["name"], *values.get("aliases", ())):
+        location = known.locate(name, values["country_code"])
+        if location is not None:
+            break
+    else:
+        expected = (
+            f"a name the offline gazetteer knows in {values['country_code']} (no coordinates)"
+        )
+        log.error(spot.file, spot.where, "name", expected, values["name"])
+        return False
+    values["latitude"], values["longitude"] = location.latitude, location.longitude
+    log.warn(spot.file, spot.where, "latitude", _geocoded(name, location), None)
+    return True
+
+
+def _geocoded(name: str, location: Any) -> str:
+    raw = location.raw
+    text = (
+        f"coordinates, so {name!r} was geocoded: {raw['name']} ({raw['id']}), "
+        f"{location.latitude:.5f}, {location.longitude:.5f}, score {raw['score']:.2f}"
+    )
+    rivals = [f"{other['name']} ({other['country_code']})" for other in raw.get("alternatives", [])]
+    if rivals:
+        text += f"; AMBIGUOUS, also: {', '.join(rivals)}"
+    return text + ("; UNCERTAIN" if raw.get("uncertain") else "")
+
+
 def check_convoy(convoy: Convoy) -> Iterable[tuple[str, str, object, bool]]:
     if convoy.depart and convoy.arrive and convoy.arrive <= convoy.depart:
         yield (
@@ -207,10 +248,11 @@ class Kind:
     fields: Callable[[Known], list[Field]]
     geometry: tuple[str, ...] = ()
     check: Check | None = None
+    complete: Callable[[dict[str, Any], Spot, ProblemLog, Known], bool] | None = None
 
 
 SOURCES = Kind("sources", Source, source_fields)
-PLACES = Kind("places", Place, place_fields, check=check_place)
+PLACES = Kind("places", Place, place_fields, check=check_place, complete=complete_place)
 CONVOYS = Kind("convoys", Convoy, convoy_fields, check=check_convoy)
 FIGURES = Kind("figures", Figure, figure_fields)
 ROUTES = Kind("routes", Route, route_fields, geometry=("LineString",))
@@ -238,6 +280,8 @@ def build(kind: Kind, raws: Sequence[RawRecord], known: Known, log: ProblemLog) 
         values = f.parse_fields(raw.cells, fields, raw.spot, log)
         geometry_ok = _geometry_ok(kind, raw, log)
         if values is None or not geometry_ok or not _unique(values, raw, seen, log):
+            continue
+        if kind.complete and not kind.complete(values, raw.spot, log, known):
             continue
         if kind.geometry:
             values["geometry"] = raw.geometry

@@ -1,11 +1,13 @@
-"""The command line, `python -m geo validate|import|dump ...`, for scripts and batch jobs."""
+"""The command line, `python -m geo validate|import|dump|geocode`, for scripts and batch jobs."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from geo.errors import CorridorError
 from geo.records import Scenario
@@ -49,7 +51,20 @@ def _parser() -> argparse.ArgumentParser:
     dump.add_argument("--scenario", help="which scenario (needed when the workspace holds several)")
     dump.set_defaults(command=_dump)
 
-    for command in (load, dump):
+    geocode = commands.add_parser("geocode", help="geocode place names offline (one line each)")
+    geocode.add_argument("names", nargs="+", metavar="NAME", help="a place name or phrase")
+    geocode.add_argument("--country", default="SY", help="country bias, ISO code (default SY)")
+    geocode.add_argument("--near", help="what 'the city' in a phrase refers to, e.g. Aleppo")
+    geocode.add_argument("--json", action="store_true", help="print one JSON object per line")
+    geocode.add_argument(
+        "--online",
+        action="store_true",
+        help="ask OpenStreetMap's Nominatim (1 request/s) for names not found offline; "
+        "answers are cached in the workspace",
+    )
+    geocode.set_defaults(command=_geocode)
+
+    for command in (load, dump, geocode):
         command.add_argument(
             "--workspace",
             type=Path,
@@ -92,6 +107,46 @@ def _dump(args: argparse.Namespace) -> int:
     write_scenario(scenario, args.out)
     print(f"{args.out}: wrote {scenario.id!r} — {summary(scenario)}")
     return 0
+
+
+def _geocode(args: argparse.Namespace) -> int:
+    from geo.geocoding import OfflineGeocoder, online_geocoder
+    from geo.workspace import GeocodeCache, Workspace
+
+    options: dict[str, Any] = {"country_bias": args.country or None}
+    if args.online:
+        options["online"] = online_geocoder()
+        options["online_cache"] = GeocodeCache(Workspace(args.workspace))
+    geocoder = OfflineGeocoder(**options)
+    missing = 0
+    for name in args.names:
+        location = geocoder.geocode(name, near=args.near)
+        if location is None:
+            missing += 1
+        print(_geocoded(name, location, as_json=args.json))
+    return 1 if missing else 0
+
+
+def _geocoded(name: str, location: Any, *, as_json: bool) -> str:
+    if as_json:
+        raw = location.raw if location else {}
+        return json.dumps({"query": name, "found": location is not None, **raw}, ensure_ascii=False)
+    if location is None:
+        return f"{name}: not found"
+    raw = location.raw
+    flags = [flag for flag in ("ambiguous", "uncertain") if raw.get(flag)]
+    line = (
+        f"{name}: {raw['name']} ({raw['kind']}, {raw['admin1']}, {raw['country_code']}) "
+        f"{location.latitude:.5f}, {location.longitude:.5f} score {raw['score']:.2f} "
+        f"[{raw['method']} '{raw['matched_name']}', {raw['precision']}, {raw['source']}, "
+        f"{raw['id']}]"
+    )
+    if flags:
+        line += " " + " ".join(flag.upper() for flag in flags)
+    for other in raw.get("alternatives", []):
+        line += f"\n    also: {other['name']} ({other['country_code']}) {other['latitude']:.5f}, "
+        line += f"{other['longitude']:.5f}"
+    return line
 
 
 def summary(scenario: Scenario) -> str:

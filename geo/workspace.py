@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -55,7 +57,7 @@ class Workspace:
 
     def scenario_ids(self) -> list[str]:
         """The ids of the scenarios in the workspace, sorted."""
-        if not self.exists():
+        if not self.exists() or SCENARIOS_LAYER not in _layer_names(self.path):
             return []
         return sorted(str(value) for value in self._table(SCENARIOS_LAYER)[SCENARIO_ID])
 
@@ -73,7 +75,9 @@ class Workspace:
 
     def save(self, scenario: Scenario) -> None:
         """Add the scenario, or replace the one with its id, in one all-or-nothing rewrite."""
-        tables = {name: self._table(name) if self.exists() else None for name in TABLES}
+        present = _layer_names(self.path) if self.exists() else set()
+        tables = {name: self._table(name) if name in present else None for name in TABLES}
+        others = self._other_layers()
         fresh = _scenario_tables(scenario)
         with atomic_path(self.path) as temporary:
             temporary.unlink()
@@ -82,6 +86,18 @@ class Workspace:
                 kept = _without(tables[name], scenario.id)
                 frame = _concat(kept, fresh[name])
                 _write(frame, temporary, name, layer.geometry_type if layer else None)
+            for name, (frame, geometry_type) in others.items():
+                _write(frame, temporary, name, geometry_type)
+
+    def _other_layers(self) -> dict[str, tuple[pd.DataFrame, str | None]]:
+        """Layers the workspace holds besides the scenario tables (kept as they are on a save)."""
+        if not self.exists():
+            return {}
+        found = {}
+        for name, geometry_type in pyogrio.list_layers(self.path):
+            if name not in TABLES:
+                found[str(name)] = (self._table(str(name)), geometry_type or None)
+        return found
 
     def _resolve(self, scenario_id: str | None) -> str:
         ids = self.scenario_ids()
@@ -215,3 +231,54 @@ def _write(frame: pd.DataFrame, path: Path, layer: str, geometry_type: str | Non
         pyogrio.write_dataframe(frame, path, **options)
     except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, OSError) as error:
         raise WorkspaceError(f"{path}: cannot write layer {layer!r} ({error})") from error
+
+
+GEOCODE_CACHE_LAYER = "geocode_cache"
+
+
+class GeocodeCache(MutableMapping[str, dict[str, Any] | None]):
+    """Online geocoder answers kept in the workspace, so each name is asked only once.
+
+    A key is ``provider:normalised name``; a value is the answer's Location.raw, or None for
+    "the service knows no such place". Every new answer is appended to the layer at once.
+    """
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self._answers: dict[str, dict[str, Any] | None] = {}
+        if workspace.exists() and GEOCODE_CACHE_LAYER in _layer_names(workspace.path):
+            for row in _cells(workspace._table(GEOCODE_CACHE_LAYER)):
+                self._answers[str(row["key"])] = (
+                    json.loads(row["answer"]) if row["answer"] else None
+                )
+
+    def __getitem__(self, key: str) -> dict[str, Any] | None:
+        return self._answers[key]
+
+    def __setitem__(self, key: str, value: dict[str, Any] | None) -> None:
+        row = {
+            "key": key,
+            "answer": json.dumps(value) if value else "",
+            "asked_at": datetime.now(UTC),
+        }
+        frame = _typed(pd.DataFrame([row]), {"asked_at"})
+        pyogrio.write_dataframe(
+            frame, self.workspace.path, layer=GEOCODE_CACHE_LAYER, driver="GPKG", append=True
+        )
+        self._answers[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        raise WorkspaceError(f"{self.workspace.path}: the geocode cache only grows")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._answers)
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+
+def _layer_names(path: Path) -> set[str]:
+    try:
+        return {str(name) for name, _ in pyogrio.list_layers(path)}
+    except pyogrio.errors.DataSourceError as error:
+        raise WorkspaceError(f"{path}: not a readable GeoPackage ({error})") from error

@@ -41,14 +41,14 @@ def edit_csv(tiny_copy: Path) -> Callable[..., None]:
     A column that is not there yet is added (empty in the other rows).
     """
 
-    def edit(name: str, row_id: str, **cells: str) -> None:
-        path = tiny_copy / name
+    def edit(file: str, row_id: str, /, **cells: str) -> None:
+        path = tiny_copy / file
         with path.open(encoding="utf-8", newline="") as handle:
             reader = csv.DictReader(handle)
             columns, rows = list(reader.fieldnames or []), list(reader)
         columns += [column for column in cells if column not in columns]
         matching = [row for row in rows if row["id"] == row_id]
-        assert matching, f"no row {row_id!r} in {name}"
+        assert matching, f"no row {row_id!r} in {file}"
         matching[0].update(cells)
         with path.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
