@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
+from streamlit_folium import st_folium
 
-from geo import tables
+from geo import mapview, tables, timeline
 from geo.errors import CorridorError
-from geo.records import Scenario
+from geo.mapview import ALL_LAYERS, BASES, LAYER_LABELS, MapView
+from geo.records import Confidence, ConvoyStatus, Scenario
 from geo.scenario import read_scenario
 from geo.settings import Settings
 from geo.workspace import Workspace
 
 SETTINGS = Settings.from_environment()
+MAP_HEIGHT = 620
+RETURNED = ["center", "zoom", "last_object_clicked", "selected_layers"]
+ss = st.session_state
+
+
+# --- data (cached) ----------------------------------------------------------------------
 
 
 def _modified(path: Path) -> float:
@@ -35,6 +46,10 @@ def load_from_folder(folder: str) -> Scenario:
     return read_scenario(folder)
 
 
+def moments(scenario: Scenario) -> list[datetime]:
+    return timeline.steps(scenario, minutes=15)
+
+
 def choose_scenario() -> Scenario:
     """The scenario picked in the sidebar, from the workspace or else the shipped folder."""
     workspace = SETTINGS.workspace
@@ -49,33 +64,265 @@ def choose_scenario() -> Scenario:
     return load_from_workspace(str(workspace), chosen, modified)
 
 
-def show(scenario: Scenario) -> None:
-    st.title(scenario.title)
-    zone = scenario.timezone
-    st.caption(
-        f"{tables.local_time(scenario.start, zone)} to {tables.local_time(scenario.end, zone)}"
-        f" · times shown in {zone}"
+# --- session state and the URL ------------------------------------------------------------
+
+
+def init_state(scenario: Scenario) -> None:
+    """Session state from the URL on a session's first run for this scenario, then kept."""
+    if ss.get("initialised_for") == scenario.id:
+        return
+    params = st.query_params
+    steps = moments(scenario)
+    at = _parse_time(params.get("at")) or timeline.opening_moment(scenario)
+    ss.at = timeline.nearest_step(steps, at)
+    wanted = params.get("layers")
+    layers = set(wanted.split(",")) & set(ALL_LAYERS) if wanted is not None else set(ALL_LAYERS)
+    for key in ALL_LAYERS:
+        ss[f"layer:{key}"] = key in layers
+    ss.base = params.get("base") if params.get("base") in BASES else "offline"
+    ss.center = _parse_center(params.get("center"))
+    ss.zoom = _parse_int(params.get("zoom"))
+    convoy = params.get("convoy")
+    ss.selected = convoy if any(c.id == convoy for c in scenario.convoys) else None
+    ss.playing = False
+    ss.last_click = None
+    ss.initialised_for = scenario.id
+
+
+def write_url(view: MapView) -> None:
+    """The view in the URL, so that a copied link opens the same view."""
+    params = {
+        "at": view.at.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ"),
+        "layers": ",".join(key for key in ALL_LAYERS if key in view.layers),
+        "base": view.base,
+    }
+    if ss.center:
+        params["center"] = f"{ss.center[0]:.5f},{ss.center[1]:.5f}"
+    if ss.zoom is not None:
+        params["zoom"] = str(ss.zoom)
+    if view.selected:
+        params["convoy"] = view.selected
+    if dict(st.query_params) != params:
+        st.query_params.from_dict(params)
+
+
+def _parse_time(text: str | None) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+    return moment if moment and moment.tzinfo else None
+
+
+def _parse_center(text: str | None) -> tuple[float, float] | None:
+    try:
+        lat, lon = (float(part) for part in (text or "").split(","))
+    except ValueError:
+        return None
+    return (lat, lon) if -90 <= lat <= 90 and -180 <= lon <= 180 else None
+
+
+def _parse_int(text: str | None) -> int | None:
+    return int(text) if text and text.isdigit() else None
+
+
+def apply_pending() -> None:
+    """Layer changes made in the map (last run) reach the sidebar toggles before they render."""
+    pending = ss.pop("pending_layers", None)
+    if pending is not None:
+        for key in ALL_LAYERS:
+            ss[f"layer:{key}"] = key in pending
+
+
+# --- sidebar ----------------------------------------------------------------------------
+
+
+def sidebar(scenario: Scenario) -> MapView:
+    steps = moments(scenario)
+    bar = st.sidebar
+    bar.select_slider(
+        "As of",
+        options=steps,
+        key="at",
+        format_func=lambda moment: tables.local_time(moment, scenario.timezone),
     )
-    st.write(scenario.summary)
-    tabs = st.tabs(["Convoys", "Figures", "Places", "Zones", "Sources"])
-    frames = (
-        tables.convoys_table(scenario),
-        tables.figures_table(scenario),
-        tables.places_table(scenario),
-        tables.zones_table(scenario),
-        tables.sources_table(scenario),
+    bar.caption(f"{tables.utc_time(ss.at)} · 15-minute steps")
+    bar.button("⏸ Pause" if ss.playing else "▶ Play", on_click=_toggle_play, key="play")
+    bar.subheader("Layers")
+    for key in ALL_LAYERS:
+        bar.checkbox(LAYER_LABELS[key], key=f"layer:{key}")
+    bar.radio("Base map", list(BASES), format_func=BASES.__getitem__, key="base")
+    bar.subheader("Filters")
+    statuses = bar.multiselect(
+        "Status", [s.value for s in ConvoyStatus], default=[s.value for s in ConvoyStatus]
     )
-    for tab, frame in zip(tabs, frames, strict=True):
-        tab.dataframe(frame, hide_index=True, width="stretch")
-    st.caption(f"Disclaimer: {scenario.disclaimer}")
+    organisations = sorted({c.organisation for c in scenario.convoys})
+    chosen_orgs = bar.multiselect(
+        "Organisation",
+        organisations,
+        default=organisations,
+        format_func=lambda name: name or "(not stated)",
+    )
+    confidences = bar.multiselect(
+        "Confidence", [c.value for c in Confidence], default=[c.value for c in Confidence]
+    )
+    return MapView(
+        at=ss.at,
+        layers=frozenset(key for key in ALL_LAYERS if ss[f"layer:{key}"]),
+        base=ss.base,
+        statuses=frozenset(ConvoyStatus(s) for s in statuses),
+        organisations=frozenset(chosen_orgs),
+        confidences=frozenset(Confidence(c) for c in confidences),
+        selected=ss.selected,
+    )
+
+
+def _toggle_play() -> None:
+    ss.playing = not ss.playing
+
+
+def play(scenario: Scenario) -> None:
+    """While playing, step the "as of" moment forward every second."""
+    if not ss.playing:
+        return
+
+    @st.fragment(run_every=1.0)
+    def tick() -> None:
+        steps = moments(scenario)
+        position = steps.index(ss.at) if ss.at in steps else 0
+        if position + 1 >= len(steps):
+            ss.playing = False
+        else:
+            ss.at = steps[position + 1]
+        st.rerun()
+
+    tick()
+
+
+# --- main area --------------------------------------------------------------------------
+
+
+def headline(scenario: Scenario, at: datetime) -> None:
+    metrics = tables.headline_metrics(scenario, at)
+    for column, metric in zip(st.columns([3, 1, 1, 1, 3]), metrics, strict=True):
+        column.metric(metric.label, metric.value, help=metric.help or None)
+
+
+def show_map(scenario: Scenario, view: MapView) -> None:
+    folium_map = mapview.build_map(scenario, view)
+    returned = st_folium(
+        folium_map,
+        key="map",
+        height=MAP_HEIGHT,
+        width=None,
+        returned_objects=RETURNED,
+        center=ss.center,
+        zoom=ss.zoom,
+    )
+    if not returned:
+        return
+    if returned.get("center"):
+        ss.center = (returned["center"]["lat"], returned["center"]["lng"])
+    if returned.get("zoom") is not None:
+        ss.zoom = int(returned["zoom"])
+    on_map = mapview.selected_layers(returned.get("selected_layers"))
+    if on_map is not None and on_map != view.layers:
+        ss.pending_layers = on_map
+        st.rerun()
+    click = returned.get("last_object_clicked")
+    if click and click != ss.last_click:
+        ss.last_click = click
+        picked = mapview.convoy_near(scenario, view, click["lat"], click["lng"])
+        if picked and picked != ss.selected:
+            ss.selected = picked
+            st.rerun()
+
+
+def convoys(scenario: Scenario, view: MapView) -> None:
+    st.subheader("Convoys")
+    frame = tables.convoys_table(scenario, view.at)
+    frame.insert(0, "selected", ["●" if cid == view.selected else "" for cid in frame["id"]])
+    event: Any = st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        on_select="rerun",
+        selection_mode="single-row",
+        key="convoy_table",
+    )
+    rows = list(event.selection.rows) if event else []
+    picked = str(frame.iloc[rows[0]]["id"]) if rows else None
+    if picked and picked != ss.get("table_pick"):
+        ss.table_pick = picked
+        _select_and_zoom(scenario, picked)
+        st.rerun()
+    ss.table_pick = picked
+    if view.selected:
+        details(scenario, view)
+
+
+def _select_and_zoom(scenario: Scenario, convoy_id: str) -> None:
+    ss.selected = convoy_id
+    line = timeline.route_of(scenario, convoy_id)
+    if line is not None:
+        west, south, east, north = line.bounds
+        ss.center = ((south + north) / 2, (west + east) / 2)
+        ss.zoom = 12
+
+
+def details(scenario: Scenario, view: MapView) -> None:
+    convoy = next(c for c in scenario.convoys if c.id == view.selected)
+    frame = tables.convoys_table(scenario, view.at).set_index("id").loc[[convoy.id]].T
+    st.markdown(f"**Selected:** {_plain(convoy.label)}")
+    st.table(frame.rename(columns={convoy.id: ""}))
+    if st.button("Clear selection", key="clear"):
+        ss.selected = None
+        st.rerun()
+
+
+def sources(scenario: Scenario) -> None:
+    with st.expander("Sources, places, figures and zones", expanded=False):
+        tabs = st.tabs(["Sources", "Figures", "Places", "Zones"])
+        frames = (
+            tables.sources_table(scenario),
+            tables.figures_table(scenario),
+            tables.places_table(scenario),
+            tables.zones_table(scenario),
+        )
+        for tab, frame in zip(tabs, frames, strict=True):
+            tab.dataframe(frame, hide_index=True, width="stretch")
+    st.caption(f"Disclaimer: {_plain(scenario.disclaimer)}")
+
+
+def _plain(text: str) -> str:
+    """User text shown through Markdown as the characters typed, not as formatting."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$])", r"\\\1", text)
 
 
 def main() -> None:
     st.set_page_config(page_title="Corridor", layout="wide")
     try:
-        show(choose_scenario())
+        scenario = choose_scenario()
     except CorridorError as error:
         st.error(f"Corridor could not load the scenario:\n\n{error}")
+        return
+    init_state(scenario)
+    apply_pending()
+    view = sidebar(scenario)
+    st.title(scenario.title)
+    st.caption(
+        f"As of {tables.local_time(view.at, scenario.timezone)} ({tables.utc_time(view.at)})"
+        f" · {_plain(scenario.summary[:160])}…"
+    )
+    headline(scenario, view.at)
+    try:
+        show_map(scenario, view)
+    except CorridorError as error:
+        st.error(f"The map could not be drawn:\n\n{error}")
+    convoys(scenario, view)
+    sources(scenario)
+    write_url(view)
+    play(scenario)
 
 
 main()

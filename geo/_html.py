@@ -1,0 +1,62 @@
+"""Safe HTML for maps: every user string escaped, also for folium's JavaScript template literals."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+_TEMPLATE_LITERAL = str.maketrans({"`": "&#96;", "$": "&#36;", "\\": "&#92;", "\n": " "})
+
+
+def esc(value: object) -> str:
+    """Text made inert in HTML, in attributes, and inside a JS template literal.
+
+    folium writes popup and tooltip HTML into the page as raw HTML inside backquoted JavaScript
+    strings, so beyond <, >, &, quotes, a backquote, '${' or a backslash must not survive either.
+    """
+    return html.escape(str(value), quote=True).translate(_TEMPLATE_LITERAL)
+
+
+def rows(pairs: Iterable[tuple[str, object]]) -> str:
+    """A small two-column table of label/value pairs; empty values are left out."""
+    cells = "".join(
+        f"<tr><th>{esc(label)}</th><td>{esc(value)}</td></tr>"
+        for label, value in pairs
+        if value not in (None, "", ())
+    )
+    return f'<table class="corridor-facts">{cells}</table>'
+
+
+def card(
+    title: str, pairs: Iterable[tuple[str, object]], *, note: str = "", quote: str = ""
+) -> str:
+    """Popup content: a title, facts, an optional note (approximate geometry) and the quote."""
+    parts = [f'<div class="corridor-card"><b>{esc(title)}</b>', rows(pairs)]
+    if note:
+        parts.append(f'<p class="corridor-note">{esc(note)}</p>')
+    if quote:
+        parts.append(f"<blockquote>{esc(quote)}</blockquote>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def times(moment: datetime | None, zone: str) -> str:
+    """'15 Dec 2016 14:30 EET (12:30 UTC)', or '' for an unknown time."""
+    if moment is None:
+        return ""
+    local = moment.astimezone(ZoneInfo(zone))
+    return f"{local:%d %b %Y %H:%M} {local.tzname()} ({moment:%H:%M} UTC)"
+
+
+CARD_CSS = """
+.corridor-card{font:12px/1.35 system-ui,sans-serif;max-width:340px}
+.corridor-facts{border-collapse:collapse;margin:4px 0}
+.corridor-facts th{text-align:left;padding:1px 8px 1px 0;color:#555;font-weight:normal;
+  vertical-align:top}
+.corridor-facts td{padding:1px 0}
+.corridor-note{margin:4px 0;color:#8a4b00}
+.corridor-card blockquote{margin:4px 0 0;padding-left:6px;border-left:3px solid #ccc;color:#333;
+  font-style:italic}
+"""

@@ -1,0 +1,734 @@
+"""The layered evacuation map: zones, routes, convoys, places and figures at a moment (folium)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import folium
+import folium.plugins
+from branca.element import Element, MacroElement
+from jinja2 import Template
+from shapely.geometry import Point, mapping
+
+from geo import basemap, timeline
+from geo._html import CARD_CSS, card, esc, times
+from geo.assets import make_tree_offline
+from geo.records import (
+    Confidence,
+    Control,
+    ControlZone,
+    Convoy,
+    ConvoyStatus,
+    Figure,
+    FigureKind,
+    Place,
+    PlaceKind,
+    Route,
+    Scenario,
+)
+from geo.timeline import ConvoyAt, ConvoyState, count_text
+
+ZONE_LAYERS = {
+    Control.GOVERNMENT: "zones-government",
+    Control.OPPOSITION: "zones-opposition",
+    Control.BESIEGED: "zones-besieged",
+    Control.CONTESTED: "zones-contested",
+    Control.OTHER: "zones-other",
+}
+LAYER_LABELS = {
+    "zones-government": "Government-held",
+    "zones-opposition": "Opposition-held",
+    "zones-besieged": "Besieged",
+    "zones-contested": "Contested",
+    "zones-other": "Other control",
+    "routes": "Convoy routes",
+    "convoys": "Convoys (where they are)",
+    "places": "Places",
+    "figures": "Reported figures",
+}
+ALL_LAYERS = tuple(LAYER_LABELS)
+BASES = {"offline": "Offline base only", "osm": "OpenStreetMap (online) over the offline base"}
+
+# Okabe–Ito colours: told apart with every common colour-vision deficiency.
+ZONE_COLOURS = {
+    Control.GOVERNMENT: "#0072B2",
+    Control.OPPOSITION: "#E69F00",
+    Control.BESIEGED: "#D55E00",
+    Control.CONTESTED: "#CC79A7",
+    Control.OTHER: "#999999",
+}
+STATE_COLOURS = {
+    ConvoyState.ARRIVED: "#1a1a1a",
+    ConvoyState.UNDER_WAY: "#009E73",
+    ConvoyState.NOT_DEPARTED: "#56B4E9",
+    ConvoyState.PLANNED: "#56B4E9",
+    ConvoyState.HALTED: "#7a7a7a",
+    ConvoyState.CANCELLED: "#7a7a7a",
+}
+FIGURE_COLOURS = {
+    FigureKind.TRAPPED: "#D55E00",
+    FigureKind.KILLED: "#000000",
+    FigureKind.WOUNDED: "#CC79A7",
+    FigureKind.EVACUATED: "#009E73",
+    FigureKind.TO_BE_EVACUATED: "#56B4E9",
+    FigureKind.DISPLACED: "#E69F00",
+    FigureKind.OTHER: "#999999",
+}
+DRAW_ORDER = [  # later states are drawn on top of earlier ones where routes share a road
+    ConvoyState.PLANNED,
+    ConvoyState.NOT_DEPARTED,
+    ConvoyState.CANCELLED,
+    ConvoyState.HALTED,
+    ConvoyState.ARRIVED,
+    ConvoyState.UNDER_WAY,
+]
+APPROXIMATE_DASH = "8 6"
+PLANNED_DASH = "2 7"
+HATCH_ID = "corridor-hatch"
+APPROXIMATE_NOTE = "Approximate: placed by reading the source, not surveyed."
+
+
+@dataclass(frozen=True)
+class MapView:
+    """What the map shows: the moment, the layers switched on, the base, the filters."""
+
+    at: datetime
+    layers: frozenset[str] = frozenset(ALL_LAYERS)
+    base: str = "offline"
+    statuses: frozenset[ConvoyStatus] | None = None
+    organisations: frozenset[str] | None = None
+    confidences: frozenset[Confidence] | None = None
+    selected: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+def visible_convoys(scenario: Scenario, view: MapView) -> list[Convoy]:
+    """The convoys that pass the view's filters (status, organisation, confidence)."""
+    return [
+        convoy
+        for convoy in scenario.convoys
+        if (view.statuses is None or convoy.status in view.statuses)
+        and (view.organisations is None or (convoy.organisation or "") in view.organisations)
+        and (view.confidences is None or convoy.confidence in view.confidences)
+    ]
+
+
+def bounds(scenario: Scenario) -> list[list[float]]:
+    """[[south, west], [north, east]] around every place, route and zone."""
+    xs: list[float] = [p.longitude for p in scenario.places if p.kind is not PlaceKind.COUNTRY]
+    ys: list[float] = [p.latitude for p in scenario.places if p.kind is not PlaceKind.COUNTRY]
+    geometries = [route.geometry for route in scenario.routes]
+    geometries += [zone.geometry for zone in scenario.zones]
+    for geometry in geometries:
+        west, south, east, north = geometry.bounds
+        xs += [west, east]
+        ys += [south, north]
+    if not xs:
+        return [[32.0, 35.5], [37.5, 42.5]]
+    return [[min(ys), min(xs)], [max(ys), max(xs)]]
+
+
+def build_map(scenario: Scenario, view: MapView, *, height: str = "100%") -> folium.Map:
+    """The map of the scenario as `view` asks: every overlay its own toggle; nothing from a CDN."""
+    south_west, north_east = bounds(scenario)
+    centre = [(south_west[0] + north_east[0]) / 2, (south_west[1] + north_east[1]) / 2]
+    m = folium.Map(
+        location=centre,
+        zoom_start=9,
+        tiles=None,
+        control_scale=True,
+        max_zoom=18,
+        min_zoom=4,
+        height=height,
+    )
+    m.fit_bounds([south_west, north_east], padding=(20, 20))
+    if view.base == "osm":
+        folium.TileLayer(
+            "OpenStreetMap", name=BASES["osm"], control=False, max_zoom=18, attr=_OSM_CREDIT
+        ).add_to(m)
+    root: Any = m.get_root()
+    root.header.add_child(Element(f"<style>{CARD_CSS}{_MAP_CSS}</style>"))
+    _OfflineBase().add_to(m)
+    groups = _overlays(scenario, view)
+    for group in groups.values():
+        group.add_to(m)
+    _selection(scenario, view).add_to(m)
+    folium.LayerControl(collapsed=False, position="topright").add_to(m)
+    folium.plugins.Fullscreen(position="topleft").add_to(m)
+    folium.plugins.MeasureControl(
+        position="topleft", primary_length_unit="kilometers", secondary_length_unit="miles"
+    ).add_to(m)
+    _Hatch().add_to(m)
+    _Panel("topleft", "corridor-title", _title_html(scenario, view)).add_to(m)
+    _Panel("bottomright", "corridor-legend", legend_html(scenario, view)).add_to(m)
+    _LayerSync(groups).add_to(m)
+    make_tree_offline(m)
+    return m
+
+
+def _overlays(scenario: Scenario, view: MapView) -> dict[str, folium.FeatureGroup]:
+    def group(key: str) -> folium.FeatureGroup:
+        return folium.FeatureGroup(name=LAYER_LABELS[key], show=key in view.layers)
+
+    groups = {key: group(key) for key in ALL_LAYERS}
+    for zone in timeline.zones_at(scenario, view.at):
+        _zone(zone, scenario.timezone).add_to(groups[ZONE_LAYERS[zone.control]])
+    convoys = [timeline.convoy_at(scenario, c, view.at) for c in visible_convoys(scenario, view)]
+    for item in sorted(convoys, key=lambda item: DRAW_ORDER.index(item.state)):
+        for leg in timeline.legs_of(scenario, item.convoy.id):
+            for element in _route(leg, item, scenario):
+                element.add_to(groups["routes"])
+        if item.position is not None and item.state is ConvoyState.UNDER_WAY:
+            _convoy_marker(item, scenario).add_to(groups["convoys"])
+    for place in scenario.places:
+        if place.kind is not PlaceKind.COUNTRY:
+            _place(place).add_to(groups["places"])
+    reported = sorted(timeline.figures_at(scenario, view.at), key=lambda f: -f.count.high)
+    for figure in reported:
+        for element in _figure(figure, scenario):
+            element.add_to(groups["figures"])
+    return groups
+
+
+# --- zones -------------------------------------------------------------------------------
+
+
+def _zone(zone: ControlZone, tz: str) -> folium.GeoJson:
+    colour = ZONE_COLOURS[zone.control]
+    approximate = zone.precision.value == "approximate"
+    style = {
+        "color": colour,
+        "weight": 2,
+        "opacity": 0.9,
+        "fillColor": f"url(#{HATCH_ID})" if zone.control is Control.BESIEGED else colour,
+        "fillOpacity": 0.55 if zone.control is Control.BESIEGED else 0.18,
+        "dashArray": APPROXIMATE_DASH if approximate else None,
+    }
+    facts = [
+        ("Control", zone.control.value),
+        ("Held by", zone.holder),
+        ("Valid from", times(zone.valid_from, tz)),
+        ("Valid to", times(zone.valid_to, tz) or "until further notice"),
+        ("Precision", zone.precision.value),
+        ("Source", ", ".join(zone.source)),
+    ]
+    popup = card(zone.name, facts, note=APPROXIMATE_NOTE if approximate else "", quote=zone.quote)
+    feature = {"type": "Feature", "properties": {"id": zone.id}, "geometry": mapping(zone.geometry)}
+    layer = folium.GeoJson(
+        feature,
+        style_function=lambda _feature, style=style: style,
+        tooltip=folium.Tooltip(esc(f"{zone.name} ({zone.control.value})")),
+        control=False,
+    )
+    layer.add_child(folium.Popup(popup, max_width=360))
+    return layer
+
+
+# --- convoys and routes ------------------------------------------------------------------
+
+
+def convoy_card(item: ConvoyAt, scenario: Scenario) -> str:
+    """Popup HTML for a convoy: state at the moment, counts with qualifiers, times, source."""
+    convoy, tz = item.convoy, scenario.timezone
+    names = {place.id: place.name for place in scenario.places}
+    counts = [
+        (label.capitalize(), count_text(getattr(convoy, label)))
+        for label in (
+            "vehicles",
+            "buses",
+            "ambulances",
+            "people",
+            "civilians",
+            "wounded",
+            "fighters",
+        )
+    ]
+    facts = [
+        ("State now", item.state.value),
+        ("Reported status", convoy.status.value.replace("_", " ")),
+        ("From", names.get(convoy.origin, "not stated")),
+        ("Via", ", ".join(names[p] for p in convoy.via)),
+        ("To", names[convoy.destination]),
+        ("Departs", times(convoy.depart, tz)),
+        ("Arrives", times(convoy.arrive, tz)),
+        ("Times", convoy.time_precision.value),
+        *counts,
+        ("Organisation", convoy.organisation),
+        ("Confidence", convoy.confidence.value),
+        ("Source", ", ".join(convoy.source)),
+    ]
+    return card(convoy.label, facts, quote=convoy.quote)
+
+
+def _route(leg: Route, item: ConvoyAt, scenario: Scenario) -> list[MacroElement]:
+    state = item.state
+    colour = STATE_COLOURS[state]
+    approximate = leg.precision.value == "approximate"
+    locations = [(lat, lon) for lon, lat, *_ in leg.geometry.coords]
+    note = f"Route leg {leg.leg}: {leg.precision.value} line" + (
+        " — drawn from the report's wording, not a surveyed road." if approximate else "."
+    )
+    popup_html = convoy_card(item, scenario) + f'<p class="corridor-note">{esc(note)}</p>'
+    tooltip = folium.Tooltip(esc(f"{item.convoy.label} — {state.value}"))
+    popup = folium.Popup(popup_html, max_width=380)
+    elements: list[MacroElement] = []
+    if state is ConvoyState.UNDER_WAY:
+        elements.append(
+            folium.plugins.AntPath(
+                locations, color=colour, weight=5, delay=1200, dash_array=[12, 18],
+                pulse_color="#ffffff", tooltip=tooltip, popup=popup,
+            )
+        )  # fmt: skip
+    else:
+        dash = PLANNED_DASH if state in (ConvoyState.NOT_DEPARTED, ConvoyState.PLANNED) else None
+        dash = dash or (APPROXIMATE_DASH if approximate else None)
+        elements.append(
+            folium.PolyLine(
+                locations,
+                color=colour,
+                weight=4,
+                opacity=0.9,
+                dash_array=dash,
+                tooltip=tooltip,
+                popup=popup,
+            )
+        )
+    elements += _arrows(locations, colour)
+    if state in (ConvoyState.CANCELLED, ConvoyState.HALTED):
+        middle = locations[len(locations) // 2]
+        elements.append(_symbol_marker(middle, _CROSS_SVG, f"{item.convoy.label}: {state.value}"))
+    return elements
+
+
+def _arrows(locations: list[tuple[float, float]], colour: str) -> list[folium.Marker]:
+    """An arrowhead in the middle of the longest segment: which way the convoy went."""
+    pairs = list(itertools.pairwise(locations))
+    if not pairs:
+        return []
+    start, end = max(pairs, key=lambda pair: math.dist(pair[0], pair[1]))
+    middle = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
+    angle = _bearing(start, end)
+    svg = (
+        '<svg width="16" height="16" viewBox="-8 -8 16 16" '
+        f'style="transform:rotate({angle:.0f}deg)">'
+        f'<path d="M0,-7 L6,6 L0,3 L-6,6 Z" fill="{colour}" stroke="#fff" stroke-width="1"/></svg>'
+    )
+    icon = folium.DivIcon(
+        html=svg, icon_size=(16, 16), icon_anchor=(8, 8), class_name="corridor-arrow"
+    )
+    return [folium.Marker(middle, icon=icon, interactive=False)]
+
+
+def _bearing(start: tuple[float, float], end: tuple[float, float]) -> float:
+    """Compass bearing from start to end (lat, lon), in degrees clockwise from north."""
+    lat1, lat2 = math.radians(start[0]), math.radians(end[0])
+    dlon = math.radians(end[1] - start[1])
+    x = math.sin(dlon) * math.cos(lat2)
+    y = math.cos(lat1) * math.sin(lat2) - math.sin(lat1) * math.cos(lat2) * math.cos(dlon)
+    return (math.degrees(math.atan2(x, y)) + 360) % 360
+
+
+def _convoy_marker(item: ConvoyAt, scenario: Scenario) -> folium.Marker:
+    assert item.position is not None
+    share = f"{(item.progress or 0) * 100:.0f}% of the route"
+    tooltip = esc(f"{item.convoy.label} — under way, about {share}")
+    icon = folium.DivIcon(
+        html=_CONVOY_SVG, icon_size=(26, 26), icon_anchor=(13, 13), class_name="corridor-convoy"
+    )
+    return folium.Marker(
+        (item.position.y, item.position.x),
+        icon=icon,
+        tooltip=folium.Tooltip(tooltip),
+        popup=folium.Popup(convoy_card(item, scenario), max_width=380),
+    )
+
+
+# --- places and figures ------------------------------------------------------------------
+
+
+def _place(place: Place) -> folium.Marker:
+    approximate = place.precision.value != "exact"
+    facts = [
+        ("Kind", place.kind.value),
+        ("Also written", ", ".join(place.aliases)),
+        ("Governorate", place.admin1),
+        ("Coordinates", f"{place.latitude:.4f}, {place.longitude:.4f}"),
+        ("Precision", place.precision.value),
+        ("Source", ", ".join(place.source)),
+    ]
+    note = APPROXIMATE_NOTE if place.precision.value == "approximate" else ""
+    svg = _PLACE_SVG.get(place.kind.value, _PLACE_SVG["point"])
+    if approximate:
+        svg = svg.replace('stroke-dasharray="0"', 'stroke-dasharray="2 2"')
+    icon = folium.DivIcon(
+        html=svg, icon_size=(14, 14), icon_anchor=(7, 7), class_name="corridor-place"
+    )
+    return folium.Marker(
+        (place.latitude, place.longitude),
+        icon=icon,
+        tooltip=folium.Tooltip(esc(f"{place.name} ({place.kind.value})")),
+        popup=folium.Popup(card(place.name, facts, note=note, quote=place.quote), max_width=360),
+    )
+
+
+def figure_radius(value: int) -> float:
+    """Proportional symbol: area grows with the count (3 px at zero, 45 px at most)."""
+    return min(3.0 + 2.2 * math.sqrt(value / 1000), 45.0)
+
+
+def _figure(figure: Figure, scenario: Scenario) -> list[folium.CircleMarker]:
+    place = scenario.place(figure.place)
+    colour = FIGURE_COLOURS[figure.kind]
+    facts = [
+        ("Kind", figure.kind.value.replace("_", " ")),
+        ("Count", count_text(figure.count)),
+        ("Who", figure.what),
+        ("Place", place.name),
+        ("Reported", times(figure.reported, scenario.timezone)),
+        ("Said by", figure.attribution),
+        ("Source", ", ".join(figure.source)),
+    ]
+    label = f"{figure.kind.value.replace('_', ' ')}: {count_text(figure.count)} {figure.what}"
+    popup_html = card(label, facts, quote=figure.quote)
+    counts = [figure.count.high, figure.count.low] if figure.count.is_range else [figure.count.high]
+    return [
+        folium.CircleMarker(
+            (place.latitude, place.longitude),
+            radius=figure_radius(value),
+            color=colour,
+            weight=1.5,
+            fill=True,
+            fill_color=colour,
+            fill_opacity=0.15 if value == figure.count.high else 0.3,
+            dash_array="4 3" if figure.count.is_range and value == figure.count.high else None,
+            tooltip=folium.Tooltip(esc(label)),
+            popup=folium.Popup(popup_html, max_width=360),
+        )
+        for value in counts
+    ]
+
+
+def _selection(scenario: Scenario, view: MapView) -> folium.FeatureGroup:
+    """A halo under the selected convoy's route (not in the layer control)."""
+    group = folium.FeatureGroup(name="Selected convoy", control=False)
+    line = timeline.route_of(scenario, view.selected) if view.selected else None
+    if line is not None:
+        locations = [(lat, lon) for lon, lat, *_ in line.coords]
+        folium.PolyLine(
+            locations, color="#F0E442", weight=12, opacity=0.8, interactive=False
+        ).add_to(group)
+    return group
+
+
+# --- legend, title -----------------------------------------------------------------------
+
+
+def legend_html(scenario: Scenario, view: MapView) -> str:
+    """The legend of what is switched on, with the symbols the map uses."""
+    rows: list[str] = []
+    for control, key in ZONE_LAYERS.items():
+        if key in view.layers and any(z.control is control for z in scenario.zones):
+            fill = (
+                "url(#corridor-legend-hatch)"
+                if control is Control.BESIEGED
+                else ZONE_COLOURS[control]
+            )
+            rows.append(_legend_row(_swatch(ZONE_COLOURS[control], fill), LAYER_LABELS[key]))
+    if "routes" in view.layers:
+        for state, label in (
+            (ConvoyState.ARRIVED, "Route, arrived"),
+            (ConvoyState.UNDER_WAY, "Route, under way (moving dashes)"),
+            (ConvoyState.NOT_DEPARTED, "Route, not yet departed / planned (dotted)"),
+            (ConvoyState.CANCELLED, "Route, cancelled or halted (✕)"),
+        ):
+            dash = PLANNED_DASH if state is ConvoyState.NOT_DEPARTED else ""
+            rows.append(_legend_row(_line(STATE_COLOURS[state], dash), label))
+        rows.append(_legend_row(_line("#1a1a1a", APPROXIMATE_DASH), "Dashed: approximate line"))
+    if "convoys" in view.layers:
+        small = _CONVOY_SVG.replace('width="26" height="26"', 'width="16" height="16"')
+        rows.append(_legend_row(small, "Convoy under way (position interpolated)"))
+    if "places" in view.layers:
+        rows.append(_legend_row(_PLACE_SVG["city"], "Place (dotted outline: approximate)"))
+    if "figures" in view.layers:
+        for kind in (FigureKind.TRAPPED, FigureKind.EVACUATED, FigureKind.KILLED):
+            rows.append(
+                _legend_row(_circle(FIGURE_COLOURS[kind]), f"Reported {kind.value} (area ∝ count)")
+            )
+    rows.append(f'<div class="corridor-credit">{esc(basemap.ATTRIBUTION)}</div>')
+    return '<div class="corridor-legend-title">Legend</div>' + "".join(rows)
+
+
+def _legend_row(symbol: str, label: str) -> str:
+    return f'<div class="corridor-legend-row"><span>{symbol}</span>{esc(label)}</div>'
+
+
+def _swatch(stroke: str, fill: str) -> str:
+    return (
+        '<svg width="18" height="12"><defs>'
+        '<pattern id="corridor-legend-hatch" width="5" height="5" '
+        'patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="5" height="5" '
+        'fill="#fbe3d6"/><line x1="0" y1="0" x2="0" y2="5" stroke="#D55E00" stroke-width="2.5"/>'
+        f'</pattern></defs><rect x="1" y="1" width="16" height="10" fill="{fill}" '
+        f'fill-opacity="0.6" stroke="{stroke}" stroke-width="1.5"/></svg>'
+    )
+
+
+def _line(colour: str, dash: str) -> str:
+    return (
+        f'<svg width="22" height="10"><line x1="1" y1="5" x2="21" y2="5" stroke="{colour}" '
+        f'stroke-width="3" stroke-dasharray="{dash or "0"}"/></svg>'
+    )
+
+
+def _circle(colour: str) -> str:
+    return (
+        f'<svg width="14" height="14"><circle cx="7" cy="7" r="5.5" fill="{colour}" '
+        f'fill-opacity="0.25" stroke="{colour}" stroke-width="1.5"/></svg>'
+    )
+
+
+def _title_html(scenario: Scenario, view: MapView) -> str:
+    return (
+        f'<div class="corridor-title-main">{esc(scenario.title)}</div>'
+        f'<div class="corridor-title-sub">As of {esc(times(view.at, scenario.timezone))}</div>'
+    )
+
+
+# --- page elements (Leaflet controls and small scripts) ------------------------------------
+
+
+class _Panel(MacroElement):
+    """A Leaflet control holding ready-made (escaped) HTML: the title and the legend."""
+
+    _template = Template(
+        """
+        {% macro script(this, kwargs) %}
+        (function() {
+            var panel = L.control({position: {{ this.position|tojson }}});
+            panel.onAdd = function() {
+                var div = L.DomUtil.create('div', {{ this.css_class|tojson }});
+                div.innerHTML = {{ this.html|tojson }};
+                L.DomEvent.disableClickPropagation(div);
+                return div;
+            };
+            panel.addTo({{ this._parent.get_name() }});
+        })();
+        {% endmacro %}
+        """
+    )
+
+    def __init__(self, position: str, css_class: str, html: str) -> None:
+        super().__init__()
+        self._name = "Panel"
+        self.position, self.css_class, self.html = position, css_class, html
+
+
+class _Hatch(MacroElement):
+    """The SVG stripe pattern that besieged areas are filled with."""
+
+    _template = Template(
+        """
+        {% macro script(this, kwargs) %}
+        (function(map) {
+            function ensureHatch() {
+                var svg = map.getPanes().overlayPane.querySelector('svg');
+                if (!svg || svg.querySelector('#{{ this.pattern }}')) { return; }
+                var ns = 'http://www.w3.org/2000/svg';
+                var defs = document.createElementNS(ns, 'defs');
+                defs.innerHTML = '<pattern id="{{ this.pattern }}" width="8" height="8" '
+                    + 'patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
+                    + '<rect width="8" height="8" fill="#fbe3d6"/>'
+                    + '<line x1="0" y1="0" x2="0" y2="8" stroke="#D55E00" stroke-width="3"/>'
+                    + '</pattern>';
+                svg.insertBefore(defs, svg.firstChild);
+            }
+            map.on('layeradd', ensureHatch);
+            map.whenReady(ensureHatch);
+        })({{ this._parent.get_name() }});
+        {% endmacro %}
+        """
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._name = "Hatch"
+        self.pattern = HATCH_ID
+
+
+class _OfflineBase(MacroElement):
+    """Natural Earth outlines and GeoNames town labels, in panes beneath any tile layer."""
+
+    _template = Template(
+        """
+        {% macro script(this, kwargs) %}
+        (function(map) {
+            map.createPane('corridor-base').style.zIndex = 150;
+            map.createPane('corridor-base-labels').style.zIndex = 160;
+            map.getPane('corridor-base').style.pointerEvents = 'none';
+            map.getPane('corridor-base-labels').style.pointerEvents = 'none';
+            var renderer = L.svg({pane: 'corridor-base'});
+            var common = {pane: 'corridor-base', renderer: renderer, interactive: false};
+            L.geoJSON({{ this.countries|tojson }}, Object.assign({style: function(f) {
+                return {color: '#8c8c8c', weight: 1, fillOpacity: 1,
+                        fillColor: f.properties.iso_a3 === 'SYR' ? '#fbfaf6' : '#ebe8e1'};
+            }}, common)).addTo(map);
+            L.geoJSON({{ this.governorates|tojson }}, Object.assign({style: {
+                color: '#a6a6a6', weight: 0.8, dashArray: '3 3', fill: false}}, common)).addTo(map);
+            {{ this.towns|tojson }}.forEach(function(town) {
+                L.marker([town[0], town[1]], {pane: 'corridor-base-labels', interactive: false,
+                    keyboard: false, icon: L.divIcon({className: 'corridor-town', html: town[2],
+                    iconSize: null})}).addTo(map);
+            });
+            map.attributionControl.addAttribution({{ this.credit|tojson }});
+        })({{ this._parent.get_name() }});
+        {% endmacro %}
+        """
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._name = "OfflineBase"
+        data = basemap.layers()
+        self.countries = data["countries"]
+        self.governorates = data["governorates"]
+        self.towns = [
+            [f["geometry"]["coordinates"][1], f["geometry"]["coordinates"][0],
+             esc(f["properties"]["name"])]
+            for f in data["towns"]["features"]
+        ]  # fmt: skip
+        self.credit = esc(basemap.ATTRIBUTION)
+
+
+class _LayerSync(MacroElement):
+    """Tells streamlit-folium which overlays are on, so an untick in the map reaches Python.
+
+    streamlit-folium sends `selected_layers` on every overlay change; it fills it for WMS layers
+    only, so this adds Corridor's overlays (url 'corridor'). In a standalone page it does nothing.
+    """
+
+    _template = Template(
+        """
+        {% macro script(this, kwargs) %}
+        (function(map, layers) {
+            function publish() {
+                var shared = window.__GLOBAL_DATA__;
+                var on = Object.keys(layers).filter(function(k) {
+                    return map.hasLayer(layers[k]);
+                });
+                map.getContainer().setAttribute('data-corridor-layers', on.join(' '));
+                if (!shared || !shared.selected_layers) { return; }
+                Object.keys(shared.selected_layers).forEach(function(k) {
+                    if (k.indexOf('corridor:') === 0) { delete shared.selected_layers[k]; }
+                });
+                on.forEach(function(k) {
+                    shared.selected_layers['corridor:' + k] = {name: k, url: 'corridor'};
+                });
+            }
+            map.on('overlayadd overlayremove', publish);
+            publish();
+        })({{ this._parent.get_name() }}, {
+            {%- for key, group in this.groups.items() %}
+            {{ key|tojson }}: {{ group.get_name() }}{{ "," if not loop.last }}
+            {%- endfor %}
+        });
+        {% endmacro %}
+        """
+    )
+
+    def __init__(self, groups: dict[str, folium.FeatureGroup]) -> None:
+        super().__init__()
+        self._name = "LayerSync"
+        self.groups = groups
+
+
+def convoy_near(
+    scenario: Scenario, view: MapView, latitude: float, longitude: float, *, within_km: float = 3.0
+) -> str | None:
+    """The visible convoy whose marker or route is nearest a clicked point, within `within_km`."""
+    clicked = Point(longitude, latitude)
+    best: tuple[float, str] | None = None
+    for convoy in visible_convoys(scenario, view):
+        item = timeline.convoy_at(scenario, convoy, view.at)
+        shapes = [leg.geometry for leg in timeline.legs_of(scenario, convoy.id)]
+        if item.position is not None:
+            shapes.append(item.position)
+        for shape in shapes:
+            degrees = shape.distance(clicked)
+            if best is None or degrees < best[0]:
+                best = (degrees, convoy.id)
+    if best is None or best[0] * 111.0 > within_km:
+        return None
+    return best[1]
+
+
+def selected_layers(returned: Iterable[Any] | None) -> frozenset[str] | None:
+    """The overlays switched on in the map, from st_folium's `selected_layers`; None if unknown."""
+    if returned is None:
+        return None
+    names = [item.get("name") for item in returned if isinstance(item, dict)]
+    picked = [item for item in returned if isinstance(item, dict) and item.get("url") == "corridor"]
+    if not picked and names:
+        return None
+    return frozenset(str(item["name"]) for item in picked if item.get("name") in LAYER_LABELS)
+
+
+def _symbol_marker(location: tuple[float, float], svg: str, label: str) -> folium.Marker:
+    icon = folium.DivIcon(
+        html=svg, icon_size=(18, 18), icon_anchor=(9, 9), class_name="corridor-symbol"
+    )
+    return folium.Marker(location, icon=icon, tooltip=folium.Tooltip(esc(label)))
+
+
+_OSM_CREDIT = (
+    '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors'
+)
+_CONVOY_SVG = (
+    '<svg width="26" height="26" viewBox="0 0 26 26"><circle cx="13" cy="13" r="11" fill="#009E73" '
+    'stroke="#fff" stroke-width="2"/><rect x="7" y="8" width="12" height="8" rx="1.5" fill="#fff"/>'
+    '<circle cx="9.5" cy="17.5" r="1.6" fill="#fff"/>'
+    '<circle cx="16.5" cy="17.5" r="1.6" fill="#fff"/></svg>'
+)
+_CROSS_SVG = (
+    '<svg width="18" height="18" viewBox="0 0 18 18"><circle cx="9" cy="9" r="8" fill="#fff" '
+    'stroke="#7a7a7a" stroke-width="1.5"/><path d="M5,5 L13,13 M13,5 L5,13" stroke="#7a7a7a" '
+    'stroke-width="2.2"/></svg>'
+)
+
+
+def _shape(body: str) -> str:
+    return f'<svg width="14" height="14" viewBox="0 0 14 14">{body}</svg>'
+
+
+_STROKE = 'stroke="#222" stroke-width="1.5" stroke-dasharray="0"'
+_PLACE_SVG = {
+    "city": _shape(f'<rect x="2" y="2" width="10" height="10" fill="#fff" {_STROKE}/>'),
+    "town": _shape(f'<circle cx="7" cy="7" r="5" fill="#fff" {_STROKE}/>'),
+    "village": _shape(f'<circle cx="7" cy="7" r="3.5" fill="#fff" {_STROKE}/>'),
+    "district": _shape(f'<path d="M7,1 L13,7 L7,13 L1,7 Z" fill="#fff" {_STROKE}/>'),
+    "crossing": _shape(
+        f'<circle cx="7" cy="7" r="5.5" fill="#fff" {_STROKE}/>'
+        '<path d="M4,7 L10,7" stroke="#222" stroke-width="2"/>'
+    ),
+    "region": _shape(f'<path d="M7,1 L13,12 L1,12 Z" fill="#fff" {_STROKE}/>'),
+    "point": _shape(f'<circle cx="7" cy="7" r="2.5" fill="#222" {_STROKE}/>'),
+}
+_MAP_CSS = """
+div.leaflet-container{background:#d4e4ee;font:12px/1.3 system-ui,sans-serif}
+.corridor-town{font:11px/1 system-ui,sans-serif;color:#555;white-space:nowrap;
+  text-shadow:0 0 2px #fff,0 0 2px #fff}
+.corridor-arrow,.corridor-place,.corridor-convoy,.corridor-symbol{background:none;border:none}
+.corridor-title,.corridor-legend{background:rgba(255,255,255,.93);padding:6px 9px;
+  border-radius:4px;box-shadow:0 1px 4px rgba(0,0,0,.3)}
+.corridor-title-main{font-weight:600;font-size:14px}
+.corridor-title-sub{color:#444}
+.corridor-legend{max-width:260px}
+.corridor-legend-title{font-weight:600;margin-bottom:3px}
+.corridor-legend-row{display:flex;align-items:center;gap:6px;margin:2px 0}
+.corridor-legend-row svg{display:block}
+.corridor-credit{margin-top:5px;color:#666;font-size:10px}
+"""

