@@ -12,9 +12,9 @@ run: install workspace
 
 test: install-dev chromium check
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed assets/node_modules/.installed
 
-install-dev: $(VENV)/.installed-dev
+install-dev: $(VENV)/.installed-dev assets/node_modules/.installed
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -33,6 +33,12 @@ $(VENV)/.installed: requirements.txt | $(VENV)/bin/python
 $(VENV)/.installed-dev: requirements-dev.txt requirements.txt | $(VENV)/bin/python
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $(VENV)/.installed $@
+
+# Leaflet and its plugins, pinned in assets/package-lock.json, inlined into every map (no CDN).
+assets/node_modules/.installed: assets/package.json assets/package-lock.json
+	@command -v npm >/dev/null || scripts/ensure-npm.sh
+	npm ci --prefix assets --no-audit --no-fund --loglevel=error
+	touch $@
 
 workspace: install
 	$(PY) -m geo import $(SCENARIO) --if-missing

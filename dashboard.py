@@ -10,7 +10,7 @@ from typing import Any
 import streamlit as st
 from streamlit_folium import st_folium
 
-from geo import mapview, tables, timeline
+from geo import assets, mapview, tables, timeline
 from geo.errors import CorridorError
 from geo.mapview import ALL_LAYERS, BASES, LAYER_LABELS, MapView
 from geo.records import Confidence, ConvoyStatus, Scenario
@@ -19,6 +19,9 @@ from geo.settings import Settings
 from geo.workspace import Workspace
 
 SETTINGS = Settings.from_environment()
+STATIC_VENDOR = Path(__file__).resolve().parent / "static" / "vendor"
+ASSET_URL = "../../app/static/vendor"
+"""Where the map (inside streamlit-folium's iframe at /component/...) finds Leaflet and co."""
 MAP_HEIGHT = 620
 RETURNED = ["center", "zoom", "last_object_clicked", "selected_layers"]
 ss = st.session_state
@@ -44,6 +47,13 @@ def load_from_workspace(path: str, scenario_id: str, modified: float) -> Scenari
 @st.cache_data(show_spinner="Loading the scenario…")
 def load_from_folder(folder: str) -> Scenario:
     return read_scenario(folder)
+
+
+@st.cache_resource(show_spinner=False)
+def published_assets() -> str:
+    """Leaflet, plugins and the base map copied once into Streamlit's static folder."""
+    assets.publish(STATIC_VENDOR)
+    return ASSET_URL
 
 
 def moments(scenario: Scenario) -> list[datetime]:
@@ -144,7 +154,7 @@ def sidebar(scenario: Scenario) -> MapView:
         "As of",
         options=steps,
         key="at",
-        format_func=lambda moment: tables.local_time(moment, scenario.timezone),
+        format_func=lambda moment: tables.short_time(moment, scenario.timezone),
     )
     bar.caption(f"{tables.utc_time(ss.at)} · 15-minute steps")
     bar.button("⏸ Pause" if ss.playing else "▶ Play", on_click=_toggle_play, key="play")
@@ -209,7 +219,7 @@ def headline(scenario: Scenario, at: datetime) -> None:
 
 
 def show_map(scenario: Scenario, view: MapView) -> None:
-    folium_map = mapview.build_map(scenario, view)
+    folium_map = mapview.build_map(scenario, view, asset_url=published_assets())
     returned = st_folium(
         folium_map,
         key="map",

@@ -7,16 +7,20 @@ from collections.abc import Iterable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-_TEMPLATE_LITERAL = str.maketrans({"`": "&#96;", "$": "&#36;", "\\": "&#92;", "\n": " "})
+_INERT = str.maketrans(
+    {"`": "&#96;", "$": "&#36;", "\\": "&#92;", "{": "&#123;", "}": "&#125;", "\n": " "}
+)
 
 
 def esc(value: object) -> str:
-    """Text made inert in HTML, in attributes, and inside a JS template literal.
+    """Text made inert in HTML and attributes, in JS template literals, and for Jinja.
 
-    folium writes popup and tooltip HTML into the page as raw HTML inside backquoted JavaScript
-    strings, so beyond <, >, &, quotes, a backquote, '${' or a backslash must not survive either.
+    folium writes popup and tooltip HTML as raw HTML inside backquoted JavaScript strings, and
+    branca compiles every rendered script again as a Jinja template (so "{{ ... }}" in user text
+    would run on the server). Beyond <, >, &, quotes, a backquote, '$', a backslash and the
+    braces are turned into character references.
     """
-    return html.escape(str(value), quote=True).translate(_TEMPLATE_LITERAL)
+    return html.escape(str(value), quote=True).translate(_INERT)
 
 
 def rows(pairs: Iterable[tuple[str, object]]) -> str:

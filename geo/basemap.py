@@ -6,6 +6,7 @@ import json
 from functools import cache
 from typing import Any
 
+from geo._html import esc
 from geo.errors import AssetsMissingError
 from geo.settings import DATA_DIR
 
@@ -26,3 +27,24 @@ def layers() -> dict[str, dict[str, Any]]:
             )
         found[name] = json.loads(path.read_text(encoding="utf-8"))
     return found
+
+
+GLOBAL = "CORRIDOR_BASEMAP"
+
+
+@cache
+def script() -> str:
+    """The base map as a script defining window.CORRIDOR_BASEMAP (loaded once per page)."""
+    data = layers()
+    towns = [
+        [
+            f["geometry"]["coordinates"][1],
+            f["geometry"]["coordinates"][0],
+            esc(f["properties"]["name"]),
+        ]
+        for f in data["towns"]["features"]
+    ]
+    payload = {"countries": data["countries"], "governorates": data["governorates"], "towns": towns}
+    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+    safe = text.replace("</", "<\\/")  # no "</script>" can end the script early
+    return f"window.{GLOBAL} = {safe};\n"

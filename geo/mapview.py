@@ -12,6 +12,7 @@ from typing import Any
 import folium
 import folium.plugins
 from branca.element import Element, MacroElement
+from folium.elements import JSCSSMixin
 from jinja2 import Template
 from shapely.geometry import Point, mapping
 
@@ -133,8 +134,14 @@ def bounds(scenario: Scenario) -> list[list[float]]:
     return [[min(ys), min(xs)], [max(ys), max(xs)]]
 
 
-def build_map(scenario: Scenario, view: MapView, *, height: str = "100%") -> folium.Map:
-    """The map of the scenario as `view` asks: every overlay its own toggle; nothing from a CDN."""
+def build_map(
+    scenario: Scenario, view: MapView, *, height: str = "100%", asset_url: str | None = None
+) -> folium.Map:
+    """The map of the scenario as `view` asks: every overlay its own toggle; nothing from a CDN.
+
+    Leaflet, its plugins and the base map are inlined, or with `asset_url` loaded from there
+    (where geo.assets.publish put them).
+    """
     south_west, north_east = bounds(scenario)
     centre = [(south_west[0] + north_east[0]) / 2, (south_west[1] + north_east[1]) / 2]
     m = folium.Map(
@@ -153,7 +160,7 @@ def build_map(scenario: Scenario, view: MapView, *, height: str = "100%") -> fol
         ).add_to(m)
     root: Any = m.get_root()
     root.header.add_child(Element(f"<style>{CARD_CSS}{_MAP_CSS}</style>"))
-    _OfflineBase().add_to(m)
+    OfflineBase().add_to(m)
     groups = _overlays(scenario, view)
     for group in groups.values():
         group.add_to(m)
@@ -167,38 +174,54 @@ def build_map(scenario: Scenario, view: MapView, *, height: str = "100%") -> fol
     _Panel("topleft", "corridor-title", _title_html(scenario, view)).add_to(m)
     _Panel("bottomright", "corridor-legend", legend_html(scenario, view)).add_to(m)
     _LayerSync(groups).add_to(m)
-    make_tree_offline(m)
+    make_tree_offline(m, asset_url)
     return m
 
 
 def _overlays(scenario: Scenario, view: MapView) -> dict[str, folium.FeatureGroup]:
-    def group(key: str) -> folium.FeatureGroup:
-        return folium.FeatureGroup(name=LAYER_LABELS[key], show=key in view.layers)
-
-    groups = {key: group(key) for key in ALL_LAYERS}
+    """One feature group per overlay, each filled by a single Items element (compact JSON)."""
+    items: dict[str, list[Item]] = {key: [] for key in ALL_LAYERS}
     for zone in timeline.zones_at(scenario, view.at):
-        _zone(zone, scenario.timezone).add_to(groups[ZONE_LAYERS[zone.control]])
+        items[ZONE_LAYERS[zone.control]].append(_zone(zone, scenario.timezone))
     convoys = [timeline.convoy_at(scenario, c, view.at) for c in visible_convoys(scenario, view)]
-    for item in sorted(convoys, key=lambda item: DRAW_ORDER.index(item.state)):
-        for leg in timeline.legs_of(scenario, item.convoy.id):
-            for element in _route(leg, item, scenario):
-                element.add_to(groups["routes"])
-        if item.position is not None and item.state is ConvoyState.UNDER_WAY:
-            _convoy_marker(item, scenario).add_to(groups["convoys"])
-    for place in scenario.places:
-        if place.kind is not PlaceKind.COUNTRY:
-            _place(place).add_to(groups["places"])
-    reported = sorted(timeline.figures_at(scenario, view.at), key=lambda f: -f.count.high)
-    for figure in reported:
-        for element in _figure(figure, scenario):
-            element.add_to(groups["figures"])
+    for convoy in sorted(convoys, key=lambda c: DRAW_ORDER.index(c.state)):
+        for leg in timeline.legs_of(scenario, convoy.convoy.id):
+            items["routes"] += _route(leg, convoy, scenario)
+        if convoy.position is not None and convoy.state is ConvoyState.UNDER_WAY:
+            items["convoys"].append(_convoy_marker(convoy, scenario))
+    items["places"] = [_place(p) for p in scenario.places if p.kind is not PlaceKind.COUNTRY]
+    for figure in sorted(timeline.figures_at(scenario, view.at), key=lambda f: -f.count.high):
+        items["figures"] += _figure(figure, scenario)
+    groups = {}
+    for key in ALL_LAYERS:
+        group = folium.FeatureGroup(name=LAYER_LABELS[key], show=key in view.layers)
+        Items(items[key]).add_to(group)
+        groups[key] = group
     return groups
+
+
+Item = dict[str, Any]
+"""One Leaflet layer for the Items script: kind t (line, ant, circle, icon, geojson), latlngs
+ll or GeoJSON g, options o, icon i, and escaped tooltip tip and popup pop."""
+
+
+def _item(kind: str, where: Any, options: dict[str, Any], tip: str = "", pop: str = "") -> Item:
+    item: Item = {"t": kind, ("g" if kind == "geojson" else "ll"): where, "o": options}
+    if tip:
+        item["tip"] = tip
+    if pop:
+        item["pop"] = pop
+    return item
+
+
+def _round(locations: Iterable[tuple[float, float]]) -> list[list[float]]:
+    return [[round(lat, 5), round(lon, 5)] for lat, lon in locations]
 
 
 # --- zones -------------------------------------------------------------------------------
 
 
-def _zone(zone: ControlZone, tz: str) -> folium.GeoJson:
+def _zone(zone: ControlZone, tz: str) -> Item:
     colour = ZONE_COLOURS[zone.control]
     approximate = zone.precision.value == "approximate"
     style = {
@@ -218,15 +241,9 @@ def _zone(zone: ControlZone, tz: str) -> folium.GeoJson:
         ("Source", ", ".join(zone.source)),
     ]
     popup = card(zone.name, facts, note=APPROXIMATE_NOTE if approximate else "", quote=zone.quote)
-    feature = {"type": "Feature", "properties": {"id": zone.id}, "geometry": mapping(zone.geometry)}
-    layer = folium.GeoJson(
-        feature,
-        style_function=lambda _feature, style=style: style,
-        tooltip=folium.Tooltip(esc(f"{zone.name} ({zone.control.value})")),
-        control=False,
-    )
-    layer.add_child(folium.Popup(popup, max_width=360))
-    return layer
+    feature = {"type": "Feature", "properties": {}, "geometry": mapping(zone.geometry)}
+    tip = esc(f"{zone.name} ({zone.control.value})")
+    return _item("geojson", feature, style, tip, popup)
 
 
 # --- convoys and routes ------------------------------------------------------------------
@@ -265,7 +282,7 @@ def convoy_card(item: ConvoyAt, scenario: Scenario) -> str:
     return card(convoy.label, facts, quote=convoy.quote)
 
 
-def _route(leg: Route, item: ConvoyAt, scenario: Scenario) -> list[MacroElement]:
+def _route(leg: Route, item: ConvoyAt, scenario: Scenario) -> list[Item]:
     state = item.state
     colour = STATE_COLOURS[state]
     approximate = leg.precision.value == "approximate"
@@ -273,39 +290,34 @@ def _route(leg: Route, item: ConvoyAt, scenario: Scenario) -> list[MacroElement]
     note = f"Route leg {leg.leg}: {leg.precision.value} line" + (
         " — drawn from the report's wording, not a surveyed road." if approximate else "."
     )
-    popup_html = convoy_card(item, scenario) + f'<p class="corridor-note">{esc(note)}</p>'
-    tooltip = folium.Tooltip(esc(f"{item.convoy.label} — {state.value}"))
-    popup = folium.Popup(popup_html, max_width=380)
-    elements: list[MacroElement] = []
+    popup = convoy_card(item, scenario) + f'<p class="corridor-note">{esc(note)}</p>'
+    tip = esc(f"{item.convoy.label} — {state.value}")
     if state is ConvoyState.UNDER_WAY:
-        elements.append(
-            folium.plugins.AntPath(
-                locations, color=colour, weight=5, delay=1200, dash_array=[12, 18],
-                pulse_color="#ffffff", tooltip=tooltip, popup=popup,
-            )
-        )  # fmt: skip
+        options = {"color": colour, "weight": 5, "delay": 1200, "dashArray": [12, 18],
+                   "pulseColor": "#ffffff"}  # fmt: skip
+        line = _item("ant", _round(locations), options, tip, popup)
     else:
         dash = PLANNED_DASH if state in (ConvoyState.NOT_DEPARTED, ConvoyState.PLANNED) else None
         dash = dash or (APPROXIMATE_DASH if approximate else None)
-        elements.append(
-            folium.PolyLine(
-                locations,
-                color=colour,
-                weight=4,
-                opacity=0.9,
-                dash_array=dash,
-                tooltip=tooltip,
-                popup=popup,
-            )
-        )
-    elements += _arrows(locations, colour)
+        options = {"color": colour, "weight": 4, "opacity": 0.9, "dashArray": dash}
+        line = _item("line", _round(locations), options, tip, popup)
+    items = [line, *_arrows(locations, colour)]
     if state in (ConvoyState.CANCELLED, ConvoyState.HALTED):
         middle = locations[len(locations) // 2]
-        elements.append(_symbol_marker(middle, _CROSS_SVG, f"{item.convoy.label}: {state.value}"))
-    return elements
+        items.append(_icon(middle, _CROSS_SVG, 18, esc(f"{item.convoy.label}: {state.value}")))
+    return items
 
 
-def _arrows(locations: list[tuple[float, float]], colour: str) -> list[folium.Marker]:
+def _icon(location: tuple[float, float], svg: str, size: int, tip: str = "", pop: str = "") -> Item:
+    half = size // 2
+    icon = {"html": svg, "iconSize": [size, size], "iconAnchor": [half, half],
+            "className": "corridor-symbol"}  # fmt: skip
+    item = _item("icon", _round([location])[0], {"interactive": bool(tip or pop)}, tip, pop)
+    item["i"] = icon
+    return item
+
+
+def _arrows(locations: list[tuple[float, float]], colour: str) -> list[Item]:
     """An arrowhead in the middle of the longest segment: which way the convoy went."""
     pairs = list(itertools.pairwise(locations))
     if not pairs:
@@ -318,10 +330,7 @@ def _arrows(locations: list[tuple[float, float]], colour: str) -> list[folium.Ma
         f'style="transform:rotate({angle:.0f}deg)">'
         f'<path d="M0,-7 L6,6 L0,3 L-6,6 Z" fill="{colour}" stroke="#fff" stroke-width="1"/></svg>'
     )
-    icon = folium.DivIcon(
-        html=svg, icon_size=(16, 16), icon_anchor=(8, 8), class_name="corridor-arrow"
-    )
-    return [folium.Marker(middle, icon=icon, interactive=False)]
+    return [_icon(middle, svg, 16)]
 
 
 def _bearing(start: tuple[float, float], end: tuple[float, float]) -> float:
@@ -333,25 +342,18 @@ def _bearing(start: tuple[float, float], end: tuple[float, float]) -> float:
     return (math.degrees(math.atan2(x, y)) + 360) % 360
 
 
-def _convoy_marker(item: ConvoyAt, scenario: Scenario) -> folium.Marker:
+def _convoy_marker(item: ConvoyAt, scenario: Scenario) -> Item:
     assert item.position is not None
     share = f"{(item.progress or 0) * 100:.0f}% of the route"
-    tooltip = esc(f"{item.convoy.label} — under way, about {share}")
-    icon = folium.DivIcon(
-        html=_CONVOY_SVG, icon_size=(26, 26), icon_anchor=(13, 13), class_name="corridor-convoy"
-    )
-    return folium.Marker(
-        (item.position.y, item.position.x),
-        icon=icon,
-        tooltip=folium.Tooltip(tooltip),
-        popup=folium.Popup(convoy_card(item, scenario), max_width=380),
-    )
+    tip = esc(f"{item.convoy.label} — under way, about {share}")
+    location = (item.position.y, item.position.x)
+    return _icon(location, _CONVOY_SVG, 26, tip, convoy_card(item, scenario))
 
 
 # --- places and figures ------------------------------------------------------------------
 
 
-def _place(place: Place) -> folium.Marker:
+def _place(place: Place) -> Item:
     approximate = place.precision.value != "exact"
     facts = [
         ("Kind", place.kind.value),
@@ -365,15 +367,9 @@ def _place(place: Place) -> folium.Marker:
     svg = _PLACE_SVG.get(place.kind.value, _PLACE_SVG["point"])
     if approximate:
         svg = svg.replace('stroke-dasharray="0"', 'stroke-dasharray="2 2"')
-    icon = folium.DivIcon(
-        html=svg, icon_size=(14, 14), icon_anchor=(7, 7), class_name="corridor-place"
-    )
-    return folium.Marker(
-        (place.latitude, place.longitude),
-        icon=icon,
-        tooltip=folium.Tooltip(esc(f"{place.name} ({place.kind.value})")),
-        popup=folium.Popup(card(place.name, facts, note=note, quote=place.quote), max_width=360),
-    )
+    popup = card(place.name, facts, note=note, quote=place.quote)
+    tip = esc(f"{place.name} ({place.kind.value})")
+    return _icon((place.latitude, place.longitude), svg, 14, tip, popup)
 
 
 def figure_radius(value: int) -> float:
@@ -381,7 +377,7 @@ def figure_radius(value: int) -> float:
     return min(3.0 + 2.2 * math.sqrt(value / 1000), 45.0)
 
 
-def _figure(figure: Figure, scenario: Scenario) -> list[folium.CircleMarker]:
+def _figure(figure: Figure, scenario: Scenario) -> list[Item]:
     place = scenario.place(figure.place)
     colour = FIGURE_COLOURS[figure.kind]
     facts = [
@@ -394,23 +390,18 @@ def _figure(figure: Figure, scenario: Scenario) -> list[folium.CircleMarker]:
         ("Source", ", ".join(figure.source)),
     ]
     label = f"{figure.kind.value.replace('_', ' ')}: {count_text(figure.count)} {figure.what}"
-    popup_html = card(label, facts, quote=figure.quote)
-    counts = [figure.count.high, figure.count.low] if figure.count.is_range else [figure.count.high]
+    popup = card(label, facts, quote=figure.quote)
+    high = figure.count.high
+    values = [high, figure.count.low] if figure.count.is_range else [high]
+    where = _round([(place.latitude, place.longitude)])[0]
     return [
-        folium.CircleMarker(
-            (place.latitude, place.longitude),
-            radius=figure_radius(value),
-            color=colour,
-            weight=1.5,
-            fill=True,
-            fill_color=colour,
-            fill_opacity=0.15 if value == figure.count.high else 0.3,
-            dash_array="4 3" if figure.count.is_range and value == figure.count.high else None,
-            tooltip=folium.Tooltip(esc(label)),
-            popup=folium.Popup(popup_html, max_width=360),
-        )
-        for value in counts
-    ]
+        _item("circle", where, {
+            "radius": round(figure_radius(value), 1), "color": colour, "weight": 1.5,
+            "fillColor": colour, "fillOpacity": 0.15 if value == high else 0.3,
+            "dashArray": "4 3" if figure.count.is_range and value == high else None,
+        }, esc(label), popup)
+        for value in values
+    ]  # fmt: skip
 
 
 def _selection(scenario: Scenario, view: MapView) -> folium.FeatureGroup:
@@ -418,10 +409,9 @@ def _selection(scenario: Scenario, view: MapView) -> folium.FeatureGroup:
     group = folium.FeatureGroup(name="Selected convoy", control=False)
     line = timeline.route_of(scenario, view.selected) if view.selected else None
     if line is not None:
-        locations = [(lat, lon) for lon, lat, *_ in line.coords]
-        folium.PolyLine(
-            locations, color="#F0E442", weight=12, opacity=0.8, interactive=False
-        ).add_to(group)
+        locations = _round((lat, lon) for lon, lat, *_ in line.coords)
+        halo = {"color": "#F0E442", "weight": 12, "opacity": 0.8, "interactive": False}
+        Items([_item("line", locations, halo)]).add_to(group)
     return group
 
 
@@ -502,6 +492,40 @@ def _title_html(scenario: Scenario, view: MapView) -> str:
 # --- page elements (Leaflet controls and small scripts) ------------------------------------
 
 
+class Items(JSCSSMixin, MacroElement):
+    """Many Leaflet layers from one compact JSON list, added to the parent feature group.
+
+    One element per overlay instead of one folium object per feature: the map builds fast and
+    its script stays small. Tooltips and popups are already-escaped HTML passed as JSON strings.
+    """
+
+    _template = Template(
+        """
+        {% macro script(this, kwargs) %}
+        (function(group, items) {
+            items.forEach(function(it) {
+                var layer;
+                if (it.t === 'line') { layer = L.polyline(it.ll, it.o); }
+                else if (it.t === 'ant') { layer = L.polyline.antPath(it.ll, it.o); }
+                else if (it.t === 'circle') { layer = L.circleMarker(it.ll, it.o); }
+                else if (it.t === 'geojson') { layer = L.geoJSON(it.g, {style: it.o}); }
+                else { layer = L.marker(it.ll, {icon: L.divIcon(it.i),
+                                                interactive: it.o.interactive}); }
+                if (it.tip) { layer.bindTooltip(it.tip, {sticky: true}); }
+                if (it.pop) { layer.bindPopup(it.pop, {maxWidth: 380}); }
+                layer.addTo(group);
+            });
+        })({{ this._parent.get_name() }}, {{ this.items|tojson }});
+        {% endmacro %}
+        """
+    )
+
+    def __init__(self, items: list[Item]) -> None:
+        super().__init__()
+        self._name = "Items"
+        self.items = items
+
+
 class _Panel(MacroElement):
     """A Leaflet control holding ready-made (escaped) HTML: the title and the legend."""
 
@@ -560,32 +584,36 @@ class _Hatch(MacroElement):
         self.pattern = HATCH_ID
 
 
-class _OfflineBase(MacroElement):
-    """Natural Earth outlines and GeoNames town labels, in panes beneath any tile layer."""
+class OfflineBase(JSCSSMixin, MacroElement):
+    """Natural Earth outlines and GeoNames town labels, in panes beneath any tile layer.
+
+    The data comes in a script of its own (geo.basemap.script, an asset like Leaflet), so the
+    map's own script stays small.
+    """
 
     _template = Template(
         """
         {% macro script(this, kwargs) %}
-        (function(map) {
+        (function(map, data) {
             map.createPane('corridor-base').style.zIndex = 150;
             map.createPane('corridor-base-labels').style.zIndex = 160;
             map.getPane('corridor-base').style.pointerEvents = 'none';
             map.getPane('corridor-base-labels').style.pointerEvents = 'none';
             var renderer = L.svg({pane: 'corridor-base'});
             var common = {pane: 'corridor-base', renderer: renderer, interactive: false};
-            L.geoJSON({{ this.countries|tojson }}, Object.assign({style: function(f) {
+            L.geoJSON(data.countries, Object.assign({style: function(f) {
                 return {color: '#8c8c8c', weight: 1, fillOpacity: 1,
                         fillColor: f.properties.iso_a3 === 'SYR' ? '#fbfaf6' : '#ebe8e1'};
             }}, common)).addTo(map);
-            L.geoJSON({{ this.governorates|tojson }}, Object.assign({style: {
+            L.geoJSON(data.governorates, Object.assign({style: {
                 color: '#a6a6a6', weight: 0.8, dashArray: '3 3', fill: false}}, common)).addTo(map);
-            {{ this.towns|tojson }}.forEach(function(town) {
+            data.towns.forEach(function(town) {
                 L.marker([town[0], town[1]], {pane: 'corridor-base-labels', interactive: false,
                     keyboard: false, icon: L.divIcon({className: 'corridor-town', html: town[2],
                     iconSize: null})}).addTo(map);
             });
             map.attributionControl.addAttribution({{ this.credit|tojson }});
-        })({{ this._parent.get_name() }});
+        })({{ this._parent.get_name() }}, window.{{ this.data_global }});
         {% endmacro %}
         """
     )
@@ -593,14 +621,7 @@ class _OfflineBase(MacroElement):
     def __init__(self) -> None:
         super().__init__()
         self._name = "OfflineBase"
-        data = basemap.layers()
-        self.countries = data["countries"]
-        self.governorates = data["governorates"]
-        self.towns = [
-            [f["geometry"]["coordinates"][1], f["geometry"]["coordinates"][0],
-             esc(f["properties"]["name"])]
-            for f in data["towns"]["features"]
-        ]  # fmt: skip
+        self.data_global = basemap.GLOBAL
         self.credit = esc(basemap.ATTRIBUTION)
 
 
@@ -677,13 +698,6 @@ def selected_layers(returned: Iterable[Any] | None) -> frozenset[str] | None:
     return frozenset(str(item["name"]) for item in picked if item.get("name") in LAYER_LABELS)
 
 
-def _symbol_marker(location: tuple[float, float], svg: str, label: str) -> folium.Marker:
-    icon = folium.DivIcon(
-        html=svg, icon_size=(18, 18), icon_anchor=(9, 9), class_name="corridor-symbol"
-    )
-    return folium.Marker(location, icon=icon, tooltip=folium.Tooltip(esc(label)))
-
-
 _OSM_CREDIT = (
     '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors'
 )
@@ -726,7 +740,7 @@ div.leaflet-container{background:#d4e4ee;font:12px/1.3 system-ui,sans-serif}
   border-radius:4px;box-shadow:0 1px 4px rgba(0,0,0,.3)}
 .corridor-title-main{font-weight:600;font-size:14px}
 .corridor-title-sub{color:#444}
-.corridor-legend{max-width:260px}
+.corridor-legend{max-width:230px;font-size:11px;line-height:1.2}
 .corridor-legend-title{font-weight:600;margin-bottom:3px}
 .corridor-legend-row{display:flex;align-items:center;gap:6px;margin:2px 0}
 .corridor-legend-row svg{display:block}

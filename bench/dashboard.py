@@ -1,0 +1,143 @@
+"""Dashboard speed: server-side rerun for a layer toggle and a time step, and page load to map."""
+
+from __future__ import annotations
+
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from geo.chromium import LAUNCH_ARGS, find_chromium  # noqa: E402
+from geo.mapview import MapView, build_map  # noqa: E402
+from geo.scenario import read_scenario  # noqa: E402
+from geo.settings import Settings  # noqa: E402
+from geo.timeline import opening_moment  # noqa: E402
+from geo.workspace import Workspace  # noqa: E402
+
+RUNS = 15
+PAGE_LOADS = 5
+
+
+def median_ms(action: Callable[[], object], runs: int = RUNS) -> float:
+    action()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        action()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def server_side(workspace: Path) -> list[tuple[str, str]]:
+    os.environ["CORRIDOR_WORKSPACE"] = str(workspace)
+    app = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=60).run()
+    box = "layer:zones-government"
+    toggles = iter([False, True] * (RUNS + 1))
+
+    def toggle() -> None:
+        app.checkbox(key=box).set_value(next(toggles)).run()
+
+    scenario = read_scenario(Settings.from_environment().default_scenario_dir)
+    moment = opening_moment(scenario)
+    moments = iter(moment + timedelta(minutes=15 * i) for i in range(1, 10_000))
+
+    def step() -> None:
+        app.select_slider(key="at").set_value(next(moments)).run()
+
+    view = MapView(at=moment)
+    later = MapView(at=moment + timedelta(minutes=15))
+    return [
+        ("build + render the map (engine)", f"{median_ms(lambda: _render(scenario, view)):.0f} ms"),
+        ("  the same, 15 minutes later", f"{median_ms(lambda: _render(scenario, later)):.0f} ms"),
+        ("script rerun: layer toggle (AppTest)", f"{median_ms(toggle):.0f} ms"),
+        ("script rerun: time step (AppTest)", f"{median_ms(step):.0f} ms"),
+    ]  # fmt: skip
+
+
+def _render(scenario: object, view: MapView) -> str:
+    return str(build_map(scenario, view).get_root().render())  # type: ignore[arg-type]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def page_load(workspace: Path) -> list[tuple[str, str]]:
+    port = free_port()
+    environment = {**os.environ, "CORRIDOR_WORKSPACE": str(workspace)}
+    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "dashboard.py"),
+               "--server.port", str(port), "--server.headless", "true"]  # fmt: skip
+    server = subprocess.Popen(command, cwd=ROOT, env=environment,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait(url)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=find_chromium(), args=list(LAUNCH_ARGS)
+            )
+            times = [_load_once(browser, url) for _ in range(PAGE_LOADS + 1)][1:]
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    return [
+        (f"page load to rendered map, median of {PAGE_LOADS}", f"{statistics.median(times):.2f} s"),
+        ("  slowest", f"{max(times):.2f} s"),
+    ]
+
+
+def _load_once(browser: object, url: str) -> float:
+    context = browser.new_context(viewport={"width": 1400, "height": 900})  # type: ignore[attr-defined]
+    page = context.new_page()
+    start = time.perf_counter()
+    page.goto(url)
+    frame = page.frame_locator("iframe[title='streamlit_folium.st_folium']")
+    frame.locator(
+        ".leaflet-container[data-corridor-layers] path.leaflet-interactive"
+    ).first.wait_for(timeout=30_000)
+    elapsed = time.perf_counter() - start
+    context.close()
+    return elapsed
+
+
+def _wait(url: str) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.25)
+    raise TimeoutError(url)
+
+
+def main() -> None:
+    scenario = read_scenario(Settings.from_environment().default_scenario_dir)
+    with tempfile.TemporaryDirectory() as scratch:
+        workspace = Path(scratch) / "workspace.gpkg"
+        Workspace(workspace).save(scenario)
+        rows = server_side(workspace) + page_load(workspace)
+    width = max(len(label) for label, _ in rows)
+    print(f"shipped scenario, {RUNS} runs per server-side figure (median)")
+    for label, value in rows:
+        print(f"{label:<{width}}  {value}")
+
+
+if __name__ == "__main__":
+    main()
