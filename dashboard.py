@@ -10,7 +10,7 @@ from typing import Any
 import streamlit as st
 from streamlit_folium import st_folium
 
-from geo import assets, mapview, tables, timeline
+from geo import assets, export, mapview, tables, timeline
 from geo.errors import CorridorError
 from geo.mapview import ALL_LAYERS, BASES, LAYER_LABELS, MapView
 from geo.records import Confidence, ConvoyStatus, Scenario
@@ -248,6 +248,81 @@ def show_map(scenario: Scenario, view: MapView) -> None:
             st.rerun()
 
 
+MIME = {
+    "html": "text/html",
+    "png": "image/png",
+    "pdf": "application/pdf",
+    "geojson": "application/geo+json",
+    "gpkg": "application/geopackage+sqlite3",
+    "csv": "application/zip",
+}
+LABELS = {
+    "html": "HTML (interactive, offline)",
+    "geojson": "GeoJSON (data shown)",
+    "gpkg": "GeoPackage (data shown)",
+    "csv": "CSV of convoys and figures (zip)",
+}
+
+
+def export_panel(scenario: Scenario, view: MapView) -> None:
+    """Download the current view: the same files `python -m geo export` makes."""
+    with st.expander("Export snapshot"):
+        sizes = st.columns(4)
+        width = sizes[0].number_input("Width (px)", 400, 6000, 1600, step=100, key="png_width")
+        height = sizes[1].number_input("Height (px)", 300, 4000, 1000, step=100, key="png_height")
+        scale = sizes[2].selectbox(
+            "Scale",
+            [1.0, 2.0, 3.125],
+            key="png_scale",
+            help="3.125 device pixels per CSS pixel = 300 dpi",
+        )
+        paper = sizes[3].selectbox("PDF paper", list(export.PAPER), key="pdf_paper")
+        snapshot = export.Snapshot(
+            scenario,
+            view,
+            width=int(width),
+            height=int(height),
+            scale=float(scale),
+            paper=str(paper),
+        )
+        buttons = st.columns(len(LABELS))
+        for column, fmt in zip(buttons, LABELS, strict=True):
+            column.download_button(
+                LABELS[fmt],
+                data=lambda fmt=fmt: export.render(snapshot, fmt),
+                file_name=export.file_name(snapshot, fmt),
+                mime=MIME[fmt],
+                on_click="ignore",
+                key=f"download_{fmt}",
+            )
+        pictures = st.columns(2)
+        for column, fmt in zip(pictures, ("png", "pdf"), strict=True):
+            _picture(column, snapshot, fmt)
+
+
+def _picture(column: Any, snapshot: export.Snapshot, fmt: str) -> None:
+    """PNG and PDF need Chromium: made on request, with a spinner, then offered for download."""
+    name = export.file_name(snapshot, fmt)
+    if fmt == "pdf":
+        name = name.replace(f".{fmt}", f"_{snapshot.paper}.{fmt}")
+    if column.button(f"Make {fmt.upper()}", key=f"make_{fmt}"):
+        try:
+            with st.spinner("Chromium is drawing the map…"):
+                ss[f"made_{fmt}"] = (name, export.render(snapshot, fmt))
+        except CorridorError as error:
+            column.error(str(error))
+    made = ss.get(f"made_{fmt}")
+    if made and made[0] == name:
+        column.download_button(
+            f"Download {fmt.upper()}",
+            data=made[1],
+            file_name=name,
+            mime=MIME[fmt],
+            on_click="ignore",
+            key=f"download_{fmt}",
+        )
+
+
 def convoys(scenario: Scenario, view: MapView) -> None:
     st.subheader("Convoys")
     frame = tables.convoys_table(scenario, view.at)
@@ -329,6 +404,7 @@ def main() -> None:
         show_map(scenario, view)
     except CorridorError as error:
         st.error(f"The map could not be drawn:\n\n{error}")
+    export_panel(scenario, view)
     convoys(scenario, view)
     sources(scenario)
     write_url(view)

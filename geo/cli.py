@@ -1,4 +1,4 @@
-"""The command line, `python -m geo validate|import|dump|geocode`, for scripts and batch jobs."""
+"""The command line, `python -m geo validate|import|dump|geocode|export`, for batch jobs."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,22 @@ def _parser() -> argparse.ArgumentParser:
         "answers are cached in the workspace",
     )
     geocode.set_defaults(command=_geocode)
+
+    snapshot = commands.add_parser(
+        "export", help="a map snapshot (html, png, pdf) or the data shown (geojson, gpkg, csv)"
+    )
+    snapshot.add_argument("source", type=Path, help="a scenario folder or a workspace .gpkg")
+    snapshot.add_argument("--format", required=True, choices=FORMAT_CHOICES)
+    snapshot.add_argument("--out", type=Path, required=True, help="a file, or a folder")
+    snapshot.add_argument("--scenario", help="which scenario of a workspace")
+    snapshot.add_argument("--at", help="the moment, ISO 8601 with offset (default: opening)")
+    snapshot.add_argument("--layers", help="comma-separated overlays (default: all)")
+    snapshot.add_argument("--base", choices=["offline", "osm"], default="offline")
+    snapshot.add_argument("--width", type=int, default=1600)
+    snapshot.add_argument("--height", type=int, default=1000)
+    snapshot.add_argument("--scale", type=float, default=1.0, help="device pixels per px")
+    snapshot.add_argument("--paper", choices=["A4", "A3"], default="A4")
+    snapshot.set_defaults(command=_export)
 
     for command in (load, dump, geocode):
         command.add_argument(
@@ -147,6 +164,53 @@ def _geocoded(name: str, location: Any, *, as_json: bool) -> str:
         line += f"\n    also: {other['name']} ({other['country_code']}) {other['latitude']:.5f}, "
         line += f"{other['longitude']:.5f}"
     return line
+
+
+FORMAT_CHOICES = ["html", "png", "pdf", "geojson", "gpkg", "csv"]
+
+
+def _export(args: argparse.Namespace) -> int:
+    from geo import export, timeline
+    from geo.mapview import ALL_LAYERS, MapView
+
+    scenario = _load_source(args.source, args.scenario)
+    at = _moment(args.at) if args.at else timeline.opening_moment(scenario)
+    layers = frozenset(ALL_LAYERS)
+    if args.layers is not None:
+        wanted = [key.strip() for key in args.layers.split(",") if key.strip()]
+        unknown = sorted(set(wanted) - set(ALL_LAYERS))
+        if unknown:
+            raise CorridorError(
+                f"--layers: expected some of {', '.join(ALL_LAYERS)}, got {', '.join(unknown)}"
+            )
+        layers = frozenset(wanted)
+    view = MapView(at=at, layers=layers, base=args.base)
+    snapshot = export.Snapshot(
+        scenario, view, width=args.width, height=args.height, scale=args.scale, paper=args.paper
+    )
+    path = export.export(snapshot, args.format, args.out)
+    print(f"{path}: {args.format}, {path.stat().st_size:,} bytes")
+    return 0
+
+
+def _load_source(source: Path, scenario_id: str | None) -> Scenario:
+    if source.suffix.lower() == ".gpkg":
+        from geo.workspace import Workspace
+
+        return Workspace(source).load(scenario_id)
+    return read_scenario(source)
+
+
+def _moment(text: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise CorridorError(
+            f"--at: expected an ISO 8601 time with an offset (2016-12-15T13:00Z), got {text!r}"
+        )
+    return moment
 
 
 def summary(scenario: Scenario) -> str:

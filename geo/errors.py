@@ -69,6 +69,10 @@ class AssetsMissingError(CorridorError, FileNotFoundError):
     """Leaflet or a plugin is not installed where maps inline it from (assets/node_modules)."""
 
 
+class ExportError(CorridorError, RuntimeError):
+    """A snapshot could not be made or written; nothing was left behind."""
+
+
 class ProblemLog:
     """Collects problems while reading, then raises them all at once."""
 

@@ -178,19 +178,47 @@ def build_map(
     return m
 
 
+@dataclass(frozen=True)
+class Shown:
+    """The records each overlay draws at the view's moment, after the filters.
+
+    The map and every data export read this one selection, so they always agree.
+    """
+
+    zones: list[ControlZone]
+    convoys: list[ConvoyAt]
+    """Visible convoys with their state at the moment, in drawing order."""
+    moving: list[ConvoyAt]
+    """Convoys under way whose position is known (the 'convoys' overlay)."""
+    places: list[Place]
+    figures: list[Figure]
+
+
+def shown(scenario: Scenario, view: MapView) -> Shown:
+    """Every record the map has at `view.at` (hidden overlays included; see `layer_of`)."""
+    convoys = [timeline.convoy_at(scenario, c, view.at) for c in visible_convoys(scenario, view)]
+    convoys.sort(key=lambda item: DRAW_ORDER.index(item.state))
+    return Shown(
+        zones=timeline.zones_at(scenario, view.at),
+        convoys=convoys,
+        moving=[c for c in convoys if c.position is not None and c.state is ConvoyState.UNDER_WAY],
+        places=[p for p in scenario.places if p.kind is not PlaceKind.COUNTRY],
+        figures=sorted(timeline.figures_at(scenario, view.at), key=lambda f: -f.count.high),
+    )
+
+
 def _overlays(scenario: Scenario, view: MapView) -> dict[str, folium.FeatureGroup]:
     """One feature group per overlay, each filled by a single Items element (compact JSON)."""
     items: dict[str, list[Item]] = {key: [] for key in ALL_LAYERS}
-    for zone in timeline.zones_at(scenario, view.at):
+    records = shown(scenario, view)
+    for zone in records.zones:
         items[ZONE_LAYERS[zone.control]].append(_zone(zone, scenario.timezone))
-    convoys = [timeline.convoy_at(scenario, c, view.at) for c in visible_convoys(scenario, view)]
-    for convoy in sorted(convoys, key=lambda c: DRAW_ORDER.index(c.state)):
+    for convoy in records.convoys:
         for leg in timeline.legs_of(scenario, convoy.convoy.id):
             items["routes"] += _route(leg, convoy, scenario)
-        if convoy.position is not None and convoy.state is ConvoyState.UNDER_WAY:
-            items["convoys"].append(_convoy_marker(convoy, scenario))
-    items["places"] = [_place(p) for p in scenario.places if p.kind is not PlaceKind.COUNTRY]
-    for figure in sorted(timeline.figures_at(scenario, view.at), key=lambda f: -f.count.high):
+    items["convoys"] = [_convoy_marker(convoy, scenario) for convoy in records.moving]
+    items["places"] = [_place(place) for place in records.places]
+    for figure in records.figures:
         items["figures"] += _figure(figure, scenario)
     groups = {}
     for key in ALL_LAYERS:

@@ -1,0 +1,480 @@
+"""Map snapshots: standalone HTML, PNG and PDF through Chromium, and the data shown, as files."""
+
+from __future__ import annotations
+
+import atexit
+import csv
+import io
+import json
+import tempfile
+import threading
+import zipfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import geopandas as gpd
+import pyogrio
+from branca.element import Element, MacroElement
+from jinja2 import Template
+from shapely.geometry import mapping
+
+from geo import basemap, mapview, tables, timeline
+from geo._atomic import atomic_path
+from geo._html import esc, times
+from geo.chromium import LAUNCH_ARGS, find_chromium
+from geo.errors import ExportError
+from geo.mapview import ALL_LAYERS, MapView
+from geo.records import Scenario
+
+FORMATS = ("html", "png", "pdf", "geojson", "gpkg", "csv")
+EXTENSIONS = {"csv": "csv.zip"}
+PAPER = {"A4": (297, 210), "A3": (420, 297)}  # landscape, millimetres
+PX_PER_MM = 96 / 25.4
+PRODUCER = "Corridor"
+NOTE = (
+    "Boundaries, names and designations on this map do not imply endorsement or acceptance "
+    "by Corridor or its users. Dashed lines and outlines are approximate: placed by reading "
+    "the sources, not surveyed."
+)
+TILE_WAIT_MS = 3000
+RENDER_TIMEOUT_MS = 20_000
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What to export: the scenario, the view (moment, layers, filters) and the page size."""
+
+    scenario: Scenario
+    view: MapView
+    width: int = 1600
+    height: int = 1000
+    scale: float = 1.0
+    paper: str = "A4"
+    created: datetime | None = None
+
+    @property
+    def made(self) -> datetime:
+        return self.created or datetime.now(UTC)
+
+
+def file_name(snapshot: Snapshot, fmt: str) -> str:
+    """corridor_<scenario>_<YYYYMMDDTHHMM>Z_<layers>.<ext>"""
+    layers = snapshot.view.layers
+    label = (
+        "all"
+        if layers == frozenset(ALL_LAYERS)
+        else "+".join(key for key in ALL_LAYERS if key in layers) or "none"
+    )
+    moment = snapshot.view.at.astimezone(UTC).strftime("%Y%m%dT%H%M")
+    return f"corridor_{snapshot.scenario.id}_{moment}Z_{label}.{EXTENSIONS.get(fmt, fmt)}"
+
+
+def export(snapshot: Snapshot, fmt: str, out: Path | str) -> Path:
+    """Write the snapshot as `fmt` to `out` (a file, or a folder for the standard name)."""
+    if fmt not in FORMATS:
+        raise ExportError(f"format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    target = Path(out)
+    if target.is_dir():
+        target = target / file_name(snapshot, fmt)
+    if not target.parent.is_dir():
+        raise ExportError(f"{target}: the folder {target.parent} does not exist")
+    body = render(snapshot, fmt)
+    try:
+        with atomic_path(target) as temporary:
+            temporary.write_bytes(body)
+    except OSError as error:
+        raise ExportError(f"{target}: cannot write ({error.strerror or error})") from error
+    return target
+
+
+def render(snapshot: Snapshot, fmt: str) -> bytes:
+    """The snapshot's bytes in one format."""
+    if fmt == "html":
+        return page_html(snapshot).encode("utf-8")
+    if fmt == "png":
+        html = page_html(snapshot, still=True)
+        return browser().png(html, snapshot.width, snapshot.height, snapshot.scale)
+    if fmt == "pdf":
+        return browser().pdf(page_html(snapshot, paper=snapshot.paper, still=True), snapshot.paper)
+    if fmt == "geojson":
+        return json.dumps(feature_collection(snapshot), ensure_ascii=False).encode("utf-8")
+    if fmt == "csv":
+        return csv_zip(snapshot)
+    if fmt == "gpkg":
+        return gpkg_bytes(snapshot)
+    raise ExportError(f"format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+# --- the page: a print layout around the map ------------------------------------------------
+
+
+def page_html(snapshot: Snapshot, *, paper: str | None = None, still: bool = False) -> str:
+    """One self-contained page: title, moment, the map with its legend, sources and credits.
+
+    `still` (PNG, PDF) hides the controls a picture cannot use (layer switcher, zoom, tools).
+    """
+    scenario, view = snapshot.scenario, snapshot.view
+    folium_map = mapview.build_map(scenario, view, height="100%")
+    _NorthArrow().add_to(folium_map)
+    root: Any = folium_map.get_root()
+    size = _page_size(snapshot, paper)
+    still_css = _STILL_CSS if still else ""
+    root.header.add_child(Element(f"<style>{_SHEET_CSS}{size}{still_css}</style>"))
+    root.html.add_child(Element(_head_html(snapshot)), index=0)
+    root.html.add_child(Element(_foot_html(snapshot)))
+    root.script.add_child(Element(_READY_JS))
+    html = str(root.render())
+    return html.replace("<html>", '<html lang="en">', 1)
+
+
+def _page_size(snapshot: Snapshot, paper: str | None) -> str:
+    if paper is None:
+        return f"html,body{{width:{snapshot.width}px;height:{snapshot.height}px}}"
+    if paper not in PAPER:
+        raise ExportError(f"paper: expected one of {', '.join(PAPER)}, got {paper!r}")
+    width, height = PAPER[paper]
+    return f"@page{{size:{paper} landscape;margin:0}}html,body{{width:{width}mm;height:{height}mm}}"
+
+
+def _head_html(snapshot: Snapshot) -> str:
+    scenario, at = snapshot.scenario, snapshot.view.at
+    return (
+        '<header class="sheet-head">'
+        f"<h1>{esc(scenario.title)}</h1>"
+        f'<div class="sheet-sub">{esc(scenario.id)} · as of {esc(times(at, scenario.timezone))}'
+        "</div></header>"
+    )
+
+
+def _foot_html(snapshot: Snapshot) -> str:
+    scenario = snapshot.scenario
+    sources = "; ".join(
+        f"{esc(s.title)} ({esc(s.publisher)}, {s.published.isoformat()})" for s in scenario.sources
+    )
+    credits = [basemap.ATTRIBUTION]
+    if snapshot.view.base == "osm":
+        credits.append("Map tiles © OpenStreetMap contributors")
+    made = snapshot.made.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (
+        '<footer class="sheet-foot">'
+        f"<p><b>Sources:</b> {sources}</p>"
+        f"<p>{esc(NOTE)} {esc(scenario.disclaimer)}</p>"
+        f"<p>Made with {PRODUCER} on {made} · {esc(' · '.join(credits))}</p>"
+        "</footer>"
+    )
+
+
+class _NorthArrow(MacroElement):
+    """A north arrow (Leaflet maps here are always north up)."""
+
+    _template = Template(
+        """
+        {% macro script(this, kwargs) %}
+        (function(map) {
+            var arrow = L.control({position: 'topright'});
+            arrow.onAdd = function() {
+                var div = L.DomUtil.create('div', 'corridor-north');
+                div.innerHTML = '<svg width="26" height="38" viewBox="0 0 26 38">'
+                    + '<path d="M13,2 L22,26 L13,20 L4,26 Z" fill="#222"/>'
+                    + '<text x="13" y="37" text-anchor="middle" font-size="11" '
+                    + 'font-family="sans-serif">N</text></svg>';
+                return div;
+            };
+            arrow.addTo(map);
+        })({{ this._parent.get_name() }});
+        {% endmacro %}
+        """
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._name = "NorthArrow"
+
+
+_READY_JS = """
+(function() {
+    function done() { window.corridorReady = true; }
+    window.addEventListener('load', function() {
+        var pending = Array.prototype.filter.call(
+            document.querySelectorAll('.leaflet-tile-pane img'),
+            function(img) { return !img.complete; }).length;
+        if (!pending) { requestAnimationFrame(function() { requestAnimationFrame(done); }); }
+        else { setTimeout(done, TILE_WAIT_MS); }
+    });
+})();
+""".replace("TILE_WAIT_MS", str(TILE_WAIT_MS))
+"""Sets window.corridorReady once the map is drawn; tiles get TILE_WAIT_MS at most."""
+
+_SHEET_CSS = """
+html,body{margin:0;padding:0;overflow:hidden;background:#fff}
+body{display:flex;flex-direction:column;font:12px/1.35 system-ui,sans-serif;color:#222}
+.sheet-head{padding:8px 14px 6px;border-bottom:1px solid #ccc}
+.sheet-head h1{margin:0;font-size:20px}
+.sheet-sub{color:#444;margin-top:2px}
+.folium-map{flex:1 1 auto;position:relative!important;width:100%!important;height:auto!important}
+.sheet-foot{padding:5px 14px 7px;border-top:1px solid #ccc;font-size:10.5px;color:#333}
+.sheet-foot p{margin:2px 0}
+.corridor-north{background:rgba(255,255,255,.85);border-radius:4px;padding:2px 4px}
+.sheet-head{order:0}.folium-map{order:1}.sheet-foot{order:2}
+.corridor-title{display:none}
+"""
+_STILL_CSS = """
+.leaflet-control-layers,.leaflet-control-zoom,.leaflet-control-fullscreen,
+.leaflet-control-measure{display:none!important}
+"""
+
+
+# --- Chromium: one warm browser per process, driven from one thread -------------------------
+
+
+class Browser:
+    """The system Chromium through Playwright, started on first use and kept warm.
+
+    Playwright's sync API must stay on the thread that started it, while Streamlit runs each
+    rerun (and deferred downloads) on other threads: every call goes through one worker thread.
+    """
+
+    def __init__(self) -> None:
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="corridor-chromium")
+        self._playwright: Any = None
+        self._chromium: Any = None
+
+    def png(self, html: str, width: int, height: int, scale: float) -> bytes:
+        def shoot(context: Any, page: Any) -> bytes:
+            return bytes(page.screenshot(type="png", full_page=False, timeout=RENDER_TIMEOUT_MS))
+
+        viewport = {"width": int(width), "height": int(height)}
+        return self._call(html, viewport, scale, shoot)
+
+    def pdf(self, html: str, paper: str) -> bytes:
+        width, height = PAPER[paper]
+        viewport = {"width": round(width * PX_PER_MM), "height": round(height * PX_PER_MM)}
+
+        def printed(context: Any, page: Any) -> bytes:
+            return bytes(page.pdf(format=paper, landscape=True, print_background=True,
+                                  prefer_css_page_size=True))  # fmt: skip
+
+        return self._call(html, viewport, 1.0, printed)
+
+    def close(self) -> None:
+        """Stop Chromium; at interpreter exit the worker may be gone (Playwright then ends it)."""
+        try:
+            self._worker.submit(self._stop).result(timeout=30)
+        except RuntimeError:
+            return
+        self._worker.shutdown(wait=False)
+
+    def _call(self, html: str, viewport: dict[str, int], scale: float, take: Callable[..., T]) -> T:
+        job = self._worker.submit(self._render, html, viewport, scale, take)
+        return job.result(timeout=RENDER_TIMEOUT_MS / 1000 * 3)
+
+    def _render(
+        self, html: str, viewport: dict[str, int], scale: float, take: Callable[..., T]
+    ) -> T:
+        chromium = self._start()
+        context = chromium.new_context(viewport=viewport, device_scale_factor=scale)
+        try:
+            page = context.new_page()
+            page.route("**/*", _only_local)
+            page.set_content(html, wait_until="load", timeout=RENDER_TIMEOUT_MS)
+            page.wait_for_function("window.corridorReady === true", timeout=RENDER_TIMEOUT_MS)
+            return take(context, page)
+        except Exception as error:
+            raise ExportError(f"Chromium could not render the map: {error}") from error
+        finally:
+            context.close()
+
+    def _start(self) -> Any:
+        if self._chromium is not None and self._chromium.is_connected():
+            return self._chromium
+        executable = find_chromium()
+        from playwright.sync_api import sync_playwright
+
+        try:
+            self._playwright = self._playwright or sync_playwright().start()
+            self._chromium = self._playwright.chromium.launch(
+                executable_path=executable, headless=True, args=list(LAUNCH_ARGS)
+            )
+        except Exception as error:
+            raise ExportError(f"{executable} would not start: {error}") from error
+        return self._chromium
+
+    def _stop(self) -> None:
+        if self._chromium is not None:
+            self._chromium.close()
+        if self._playwright is not None:
+            self._playwright.stop()
+        self._chromium = self._playwright = None
+
+
+def _only_local(route: Any) -> None:
+    """Snapshots never reach the network, except map tiles when the OSM base is chosen."""
+    url = route.request.url
+    if url.startswith(("data:", "about:", "blob:")) or "tile.openstreetmap.org" in url:
+        route.continue_()
+    else:
+        route.abort()
+
+
+_BROWSER: Browser | None = None
+_LOCK = threading.Lock()
+
+
+def browser() -> Browser:
+    """The process's warm browser (closed when the process exits)."""
+    global _BROWSER
+    with _LOCK:
+        if _BROWSER is None:
+            _BROWSER = Browser()
+            atexit.register(_BROWSER.close)
+        return _BROWSER
+
+
+# --- data: exactly what the map shows --------------------------------------------------------
+
+
+def feature_collection(snapshot: Snapshot) -> dict[str, Any]:
+    """One GeoJSON FeatureCollection of what is shown, a `layer` property on every feature."""
+    scenario, view = snapshot.scenario, snapshot.view
+    records = mapview.shown(scenario, view)
+    on = view.layers
+    features: list[dict[str, Any]] = []
+    for zone in records.zones:
+        layer = mapview.ZONE_LAYERS[zone.control]
+        if layer in on:
+            features.append(_feature(layer, zone.geometry, _zone_properties(zone)))
+    if "routes" in on:
+        for item in records.convoys:
+            for leg in timeline.legs_of(scenario, item.convoy.id):
+                properties = {"id": leg.id, "convoy": leg.convoy, "leg": leg.leg,
+                              "from": leg.from_place, "to": leg.to_place,
+                              "state": item.state.value, "precision": leg.precision.value,
+                              "source": ";".join(leg.source), "quote": leg.quote}  # fmt: skip
+                features.append(_feature("routes", leg.geometry, properties))
+    if "convoys" in on:
+        for item in records.moving:
+            assert item.position is not None
+            properties = {**_convoy_properties(item), "progress": round(item.progress or 0, 4)}
+            features.append(_feature("convoys", item.position, properties))
+    if "places" in on:
+        for place in records.places:
+            features.append(_feature("places", _point(place), _place_properties(place)))
+    if "figures" in on:
+        for figure in records.figures:
+            place = scenario.place(figure.place)
+            features.append(_feature("figures", _point(place), _figure_properties(figure)))
+    return {"type": "FeatureCollection", "features": features}
+
+
+def _feature(layer: str, geometry: Any, properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "Feature", "properties": {"layer": layer, **properties},
+            "geometry": mapping(geometry)}  # fmt: skip
+
+
+def _point(place: Any) -> Any:
+    from shapely.geometry import Point
+
+    return Point(place.longitude, place.latitude)
+
+
+def _iso(moment: datetime | None) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if moment else ""
+
+
+def _zone_properties(zone: Any) -> dict[str, Any]:
+    return {"id": zone.id, "name": zone.name, "control": zone.control.value,
+            "holder": zone.holder, "valid_from": _iso(zone.valid_from),
+            "valid_to": _iso(zone.valid_to), "precision": zone.precision.value,
+            "source": ";".join(zone.source), "quote": zone.quote}  # fmt: skip
+
+
+def _convoy_properties(item: Any) -> dict[str, Any]:
+    convoy = item.convoy
+    counts = {
+        name: str(getattr(convoy, name) or "")
+        for name in (
+            "vehicles",
+            "buses",
+            "ambulances",
+            "people",
+            "civilians",
+            "wounded",
+            "fighters",
+        )
+    }
+    return {"id": convoy.id, "label": convoy.label, "state": item.state.value,
+            "status": convoy.status.value, "origin": convoy.origin,
+            "destination": convoy.destination, "depart": _iso(convoy.depart),
+            "arrive": _iso(convoy.arrive), **counts, "organisation": convoy.organisation,
+            "confidence": convoy.confidence.value, "source": ";".join(convoy.source),
+            "quote": convoy.quote}  # fmt: skip
+
+
+def _place_properties(place: Any) -> dict[str, Any]:
+    return {"id": place.id, "name": place.name, "kind": place.kind.value,
+            "precision": place.precision.value, "country_code": place.country_code,
+            "admin1": place.admin1, "source": ";".join(place.source)}  # fmt: skip
+
+
+def _figure_properties(figure: Any) -> dict[str, Any]:
+    return {"id": figure.id, "kind": figure.kind.value, "what": figure.what,
+            "count": str(figure.count), "low": figure.count.low, "high": figure.count.high,
+            "qualifier": figure.count.qualifier.value if figure.count.qualifier else "",
+            "place": figure.place, "reported": _iso(figure.reported),
+            "attribution": figure.attribution, "source": ";".join(figure.source),
+            "quote": figure.quote}  # fmt: skip
+
+
+def gpkg_bytes(snapshot: Snapshot) -> bytes:
+    """A GeoPackage with one layer per kind of feature shown, as bytes."""
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "snapshot.gpkg"
+        _write_gpkg(snapshot, path)
+        return path.read_bytes()
+
+
+def _write_gpkg(snapshot: Snapshot, path: Path) -> None:
+    """One GeoPackage layer per kind of feature shown (zones, routes, convoys, places, figures)."""
+    features = feature_collection(snapshot)["features"]
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for feature in features:
+        kind = "zones" if feature["properties"]["layer"].startswith("zones-") else None
+        groups.setdefault(kind or feature["properties"]["layer"], []).append(feature)
+    if not groups:
+        raise ExportError("gpkg: nothing is shown, so there is nothing to export")
+    for name, members in groups.items():
+        frame = gpd.GeoDataFrame.from_features(members, crs="EPSG:4326")
+        options: dict[str, Any] = {"layer": name, "driver": "GPKG"}
+        if name == "zones":
+            options.update(geometry_type="Unknown", promote_to_multi=False)
+        pyogrio.write_dataframe(frame, path, **options)
+
+
+def csv_zip(snapshot: Snapshot) -> bytes:
+    """A zip of convoys.csv and figures.csv: the convoys and figures shown, as tables."""
+    scenario, view = snapshot.scenario, snapshot.view
+    records = mapview.shown(scenario, view)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        if view.layers & {"routes", "convoys"}:
+            ids = [item.convoy.id for item in records.convoys]
+            frame = tables.convoys_table(scenario, view.at).set_index("id").loc[ids].reset_index()
+            archive.writestr("convoys.csv", frame.to_csv(index=False))
+        if "figures" in view.layers:
+            rows = [_figure_properties(figure) for figure in records.figures]
+            archive.writestr("figures.csv", _csv(rows))
+    return buffer.getvalue()
+
+
+def _csv(rows: list[dict[str, Any]]) -> str:
+    out = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return out.getvalue()
