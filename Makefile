@@ -36,7 +36,7 @@ $(VENV)/.installed-dev: requirements-dev.txt requirements.txt | $(VENV)/bin/pyth
 
 # Leaflet and its plugins, pinned in assets/package-lock.json, inlined into every map (no CDN).
 assets/node_modules/.installed: assets/package.json assets/package-lock.json
-	@command -v npm >/dev/null || scripts/ensure-npm.sh
+	@scripts/ensure-tool.sh npm "the map's Leaflet assets come from npm packages" npm
 	npm ci --prefix assets --no-audit --no-fund --loglevel=error
 	touch $@
 
@@ -44,7 +44,8 @@ workspace: install
 	$(PY) -m geo import $(SCENARIO) --if-missing
 
 chromium:
-	@scripts/ensure-chromium.sh
+	@scripts/ensure-tool.sh chromium "browser tests and PNG/PDF snapshots" \
+	  chromium chromium-browser google-chrome
 
 check: lint typecheck pytest
 

@@ -8,6 +8,9 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+FILE_MODE = 0o644
+"""Written files are readable by others, as any file an editor saves (mkstemp makes 0600)."""
+
 
 @contextlib.contextmanager
 def atomic_path(target: Path | str) -> Iterator[Path]:
@@ -22,6 +25,7 @@ def atomic_path(target: Path | str) -> Iterator[Path]:
     try:
         yield temporary
         _fsync(temporary)
+        os.chmod(temporary, FILE_MODE)
         os.replace(temporary, target)
     finally:
         temporary.unlink(missing_ok=True)

