@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ STATIC_VENDOR = Path(__file__).resolve().parent / "static" / "vendor"
 ASSET_URL = "../../app/static/vendor"
 """Where the map (inside streamlit-folium's iframe at /component/...) finds Leaflet and co."""
 MAP_HEIGHT = 620
+PLAY_SECONDS = 1.0
 RETURNED = ["center", "zoom", "last_object_clicked", "selected_layers"]
 ss = st.session_state
 
@@ -95,6 +97,7 @@ def init_state(scenario: Scenario) -> None:
     convoy = params.get("convoy")
     ss.selected = convoy if any(c.id == convoy for c in scenario.convoys) else None
     ss.playing = False
+    ss.last_tick = 0.0
     ss.last_click = None
     ss.initialised_for = scenario.id
 
@@ -137,7 +140,9 @@ def _parse_int(text: str | None) -> int | None:
 
 
 def apply_pending() -> None:
-    """Layer changes made in the map (last run) reach the sidebar toggles before they render."""
+    """Changes made after the widgets were drawn (map toggles, playing) reach them next run."""
+    if "advance_to" in ss:
+        ss.at = ss.pop("advance_to")
     pending = ss.pop("pending_layers", None)
     if pending is not None:
         for key in ALL_LAYERS:
@@ -196,14 +201,18 @@ def play(scenario: Scenario) -> None:
     if not ss.playing:
         return
 
-    @st.fragment(run_every=1.0)
+    @st.fragment(run_every=PLAY_SECONDS)
     def tick() -> None:
+        now = time.monotonic()
+        if now - ss.get("last_tick", 0.0) < PLAY_SECONDS * 0.9:
+            return  # the run that draws the page calls this too: wait for the timer
+        ss.last_tick = now
         steps = moments(scenario)
         position = steps.index(ss.at) if ss.at in steps else 0
         if position + 1 >= len(steps):
             ss.playing = False
         else:
-            ss.at = steps[position + 1]
+            ss.advance_to = steps[position + 1]  # the slider takes it before it is drawn
         st.rerun()
 
     tick()
