@@ -81,6 +81,10 @@ def export(snapshot: Snapshot, fmt: str, out: Path | str) -> Path:
     target = Path(out)
     if target.is_dir():
         target = target / file_name(snapshot, fmt)
+    elif not target.suffix or str(out).endswith(("/", "\\")):
+        raise ExportError(
+            f"{out}: expected an existing folder, or a file name such as {file_name(snapshot, fmt)}"
+        )
     if not target.parent.is_dir():
         raise ExportError(f"{target}: the folder {target.parent} does not exist")
     body = render(snapshot, fmt)
@@ -120,6 +124,8 @@ def page_html(snapshot: Snapshot, *, paper: str | None = None, still: bool = Fal
     """
     scenario, view = snapshot.scenario, snapshot.view
     folium_map = mapview.build_map(scenario, view, height="100%")
+    if still:  # a picture must not catch fitBounds' zoom half-way through its animation
+        folium_map.options.update(zoom_animation=False, fade_animation=False)
     _NorthArrow().add_to(folium_map)
     root: Any = folium_map.get_root()
     size = _page_size(snapshot, paper)
@@ -226,6 +232,7 @@ body{display:flex;flex-direction:column;font:12px/1.35 system-ui,sans-serif;colo
 _STILL_CSS = """
 .leaflet-control-layers,.leaflet-control-zoom,.leaflet-control-fullscreen,
 .leaflet-control-measure{display:none!important}
+path.leaflet-ant-path{animation:none!important}
 """
 
 
@@ -430,6 +437,11 @@ def _figure_properties(figure: Any) -> dict[str, Any]:
             "quote": figure.quote}  # fmt: skip
 
 
+_FIGURE_COLUMNS = ("id", "kind", "what", "count", "low", "high", "qualifier", "place", "reported",
+                   "attribution", "source", "quote")  # fmt: skip
+"""The keys of _figure_properties: figures.csv's header."""
+
+
 def gpkg_bytes(snapshot: Snapshot) -> bytes:
     """A GeoPackage with one layer per kind of feature shown, as bytes."""
     with tempfile.TemporaryDirectory() as scratch:
@@ -467,14 +479,14 @@ def csv_zip(snapshot: Snapshot) -> bytes:
             archive.writestr("convoys.csv", frame.to_csv(index=False))
         if "figures" in view.layers:
             rows = [_figure_properties(figure) for figure in records.figures]
-            archive.writestr("figures.csv", _csv(rows))
+            archive.writestr("figures.csv", _csv(rows, _FIGURE_COLUMNS))
     return buffer.getvalue()
 
 
-def _csv(rows: list[dict[str, Any]]) -> str:
+def _csv(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> str:
+    """The rows under a header row, which is there even when no row is."""
     out = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+    writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
     return out.getvalue()

@@ -447,38 +447,41 @@ def _selection(scenario: Scenario, view: MapView) -> folium.FeatureGroup:
 
 
 def legend_html(scenario: Scenario, view: MapView) -> str:
-    """The legend of what is switched on, with the symbols the map uses."""
+    """The legend of what is switched on and present at the moment, with the map's symbols."""
+    records = shown(scenario, view)
     rows: list[str] = []
+    controls = {zone.control for zone in records.zones}
     for control, key in ZONE_LAYERS.items():
-        if key in view.layers and any(z.control is control for z in scenario.zones):
-            fill = (
-                "url(#corridor-legend-hatch)"
-                if control is Control.BESIEGED
-                else ZONE_COLOURS[control]
-            )
+        if key in view.layers and control in controls:
+            hatch = control is Control.BESIEGED
+            fill = "url(#corridor-legend-hatch)" if hatch else ZONE_COLOURS[control]
             rows.append(_legend_row(_swatch(ZONE_COLOURS[control], fill), LAYER_LABELS[key]))
-    if "routes" in view.layers:
-        for state, label in (
-            (ConvoyState.ARRIVED, "Route, arrived"),
-            (ConvoyState.UNDER_WAY, "Route, under way (moving dashes)"),
-            (ConvoyState.NOT_DEPARTED, "Route, not yet departed / planned (dotted)"),
-            (ConvoyState.CANCELLED, "Route, cancelled or halted (✕)"),
-        ):
-            dash = PLANNED_DASH if state is ConvoyState.NOT_DEPARTED else ""
-            rows.append(_legend_row(_line(STATE_COLOURS[state], dash), label))
+    states = {item.state for item in records.convoys}
+    if "routes" in view.layers and states:
+        for group, label in _ROUTE_LEGEND:
+            if states & set(group):
+                dash = PLANNED_DASH if ConvoyState.NOT_DEPARTED in group else ""
+                rows.append(_legend_row(_line(STATE_COLOURS[group[0]], dash), label))
         rows.append(_legend_row(_line("#1a1a1a", APPROXIMATE_DASH), "Dashed: approximate line"))
-    if "convoys" in view.layers:
+    if "convoys" in view.layers and records.moving:
         small = _CONVOY_SVG.replace('width="26" height="26"', 'width="16" height="16"')
         rows.append(_legend_row(small, "Convoy under way (position interpolated)"))
-    if "places" in view.layers:
+    if "places" in view.layers and records.places:
         rows.append(_legend_row(_PLACE_SVG["city"], "Place (dotted outline: approximate)"))
     if "figures" in view.layers:
-        for kind in (FigureKind.TRAPPED, FigureKind.EVACUATED, FigureKind.KILLED):
-            rows.append(
-                _legend_row(_circle(FIGURE_COLOURS[kind]), f"Reported {kind.value} (area ∝ count)")
-            )
+        for kind in dict.fromkeys(figure.kind for figure in records.figures):
+            label = f"Reported {kind.value.replace('_', ' ')} (area ∝ count)"
+            rows.append(_legend_row(_circle(FIGURE_COLOURS[kind]), label))
     rows.append(f'<div class="corridor-credit">{esc(basemap.ATTRIBUTION)}</div>')
     return '<div class="corridor-legend-title">Legend</div>' + "".join(rows)
+
+
+_ROUTE_LEGEND = (
+    ((ConvoyState.ARRIVED,), "Route, arrived"),
+    ((ConvoyState.UNDER_WAY,), "Route, under way (moving dashes)"),
+    ((ConvoyState.NOT_DEPARTED, ConvoyState.PLANNED), "Route, not yet departed or planned"),
+    ((ConvoyState.CANCELLED, ConvoyState.HALTED), "Route, cancelled or halted (✕)"),
+)
 
 
 def _legend_row(symbol: str, label: str) -> str:
