@@ -21,8 +21,8 @@ from geo.workspace import Workspace
 
 SETTINGS = Settings.from_environment()
 STATIC_VENDOR = Path(__file__).resolve().parent / "static" / "vendor"
+# Where the map (inside streamlit-folium's iframe at /component/...) finds Leaflet and co.
 ASSET_URL = "../../app/static/vendor"
-"""Where the map (inside streamlit-folium's iframe at /component/...) finds Leaflet and co."""
 MAP_HEIGHT = 620
 PLAY_SECONDS = 1.0
 RETURNED = ["center", "zoom", "last_object_clicked", "selected_layers"]
@@ -335,6 +335,8 @@ def _picture(column: Any, snapshot: export.Snapshot, fmt: str) -> None:
 def convoys(scenario: Scenario, view: MapView) -> None:
     st.subheader("Convoys")
     frame = tables.convoys_table(scenario, view.at)
+    shown = {convoy.id for convoy in mapview.visible_convoys(scenario, view)}
+    frame = frame[frame["id"].isin(shown)].reset_index(drop=True)
     frame.insert(0, "selected", ["●" if cid == view.selected else "" for cid in frame["id"]])
     event: Any = st.dataframe(
         frame,

@@ -153,6 +153,7 @@ def build_map(
         min_zoom=4,
         height=height,
     )
+    m.options.update(max_zoom=18, min_zoom=4)  # folium passes these to its own tiles only
     m.fit_bounds([south_west, north_east], padding=(20, 20))
     if view.base == "osm":
         folium.TileLayer(

@@ -8,14 +8,18 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from urllib.parse import urlparse
+from typing import TypeVar
+from urllib.parse import parse_qs, urlparse
 
 import pytest
-from playwright.sync_api import Browser, Page, Route, sync_playwright
+from playwright.sync_api import Browser, FrameLocator, Page, Route, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 from geo.chromium import LAUNCH_ARGS, find_chromium
+from geo.mapview import ALL_LAYERS, ZONE_COLOURS
+from geo.records import Control
 from geo.scenario import read_scenario
 from geo.settings import Settings
 from geo.workspace import Workspace
@@ -25,6 +29,7 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "tests" / "artifacts"
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", ""}
+T = TypeVar("T")
 
 
 def free_port() -> int:
@@ -126,6 +131,97 @@ def test_dashboard_renders_the_scenario_offline(
     first_convoy.first.wait_for(state="attached", timeout=30_000)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "dashboard.png"), full_page=True)
-    assert page.get_by_role("tab", name="Convoys").is_visible()
+    assert page.get_by_role("heading", name="Convoys").is_visible()
     assert page.locator("[data-testid='stException']").count() == 0
     assert blocked == []
+
+
+MAP_FRAME = "iframe[title='streamlit_folium.st_folium']"
+GOVERNMENT_PATH = f"path.leaflet-interactive[stroke='{ZONE_COLOURS[Control.GOVERNMENT]}']"
+
+
+def wait_until(page: Page, condition: Callable[[], T], what: str, seconds: float = 30) -> T:
+    """Poll `condition` until it is truthy; fail with `what` after `seconds`.
+
+    Waits with page.wait_for_timeout, not time.sleep: the sync API only takes in the page's
+    events (its URL, the request routing) while Playwright is called.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up after {seconds} s waiting for {what}")
+        page.wait_for_timeout(100)
+
+
+def url_param(page: Page, name: str) -> str | None:
+    values = parse_qs(urlparse(page.url).query).get(name)
+    return values[0] if values else None
+
+
+def corridor_layers(frame: FrameLocator) -> set[str] | None:
+    """The overlays the map says are on (its data-corridor-layers), None while it is redrawn."""
+    container = frame.locator(".leaflet-container[data-corridor-layers]")
+    try:
+        if container.count() != 1:
+            return None
+        value = container.get_attribute("data-corridor-layers", timeout=1_000)
+    except PlaywrightError:
+        return None
+    return set(value.split()) if value is not None else None
+
+
+def test_map_layer_control_and_sidebar_stay_in_step(
+    server: str, page: Page, blocked: list[str]
+) -> None:
+    page.goto(server, wait_until="domcontentloaded")
+    frame = page.frame_locator(MAP_FRAME)
+    frame.locator(".leaflet-control-layers-overlays").wait_for(timeout=60_000)
+    wait_until(page, lambda: corridor_layers(frame) == set(ALL_LAYERS), "every overlay on")
+    # the map's first answer (its centre) has reached Python and come back in the URL
+    wait_until(page, lambda: url_param(page, "center"), "the map's centre in the URL")
+    assert frame.locator(".leaflet-control-layers-overlays input:checked").count() == len(
+        ALL_LAYERS
+    )
+    paths = frame.locator("path.leaflet-interactive")
+    before = paths.count()
+    assert frame.locator(GOVERNMENT_PATH).count() == 1
+    sidebar_box = page.get_by_role("checkbox", name="Government-held")
+    assert sidebar_box.is_checked()
+
+    frame.get_by_role("checkbox", name="Government-held").uncheck()
+    wait_until(page, lambda: not sidebar_box.is_checked(), "the sidebar checkbox to follow the map")
+    wait_until(
+        page,
+        lambda: "zones-government" not in (url_param(page, "layers") or "zones-government"),
+        "the URL to drop zones-government",
+    )
+    wait_until(
+        page,
+        lambda: corridor_layers(frame) == set(ALL_LAYERS) - {"zones-government"},
+        "the redrawn map without zones-government",
+    )
+    wait_until(page, lambda: paths.count() == before - 1, "one polygon fewer")
+    assert frame.locator(GOVERNMENT_PATH).count() == 0
+
+    moment = url_param(page, "at")
+    assert moment == "2016-12-15T13:00Z"
+    page.get_by_role("slider").first.focus()
+    page.keyboard.press("ArrowRight")
+    wait_until(
+        page, lambda: url_param(page, "at") == "2016-12-15T13:15Z", "the URL's at to move on"
+    )
+    title = frame.locator(".corridor-title-sub", has_text="(13:15 UTC)")
+    title.wait_for(timeout=30_000)  # the map was rebuilt for the new moment
+    wait_until(page, lambda: corridor_layers(frame) is not None, "the rebuilt map")
+    assert corridor_layers(frame) == set(ALL_LAYERS) - {"zones-government"}
+    assert not frame.get_by_role("checkbox", name="Government-held").is_checked()
+    assert frame.locator(GOVERNMENT_PATH).count() == 0
+    assert not sidebar_box.is_checked()
+    assert "zones-government" not in (url_param(page, "layers") or "")
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert blocked == []
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "dashboard-map.png"))

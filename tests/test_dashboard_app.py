@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from geo import tables
+from geo.mapview import ALL_LAYERS, LAYER_LABELS
 from geo.scenario import read_scenario
 from geo.settings import Settings
 from geo.workspace import Workspace
@@ -58,3 +63,169 @@ def test_app_reports_a_broken_workspace_without_a_traceback(
     assert not app.exception
     assert "could not load" in app.error[0].value
     assert "broken.gpkg" in app.error[0].value
+
+
+# --- the map, the moment, the filters and the URL -------------------------------------------
+
+OVERLAYS = re.compile(r"overlays\s*:\s*\{(.*?)\}", re.DOTALL)
+OVERLAY_ENTRY = re.compile(r'("(?:[^"\\]|\\.)*")\s*:\s*(\w+)')
+ITEMS = re.compile(r"^\s*\}\)\((\w+), (\[.*\])\);\s*$", re.MULTILINE)
+SHIPPED_LABELS = {
+    "convoy-1": "First convoy: ambulances and buses",
+    "convoy-2": "Second convoy (followed the first)",
+    "convoy-3": "Third convoy (followed the first)",
+    "onward-to-idlib": "Onward movement of evacuees to Idlib (planned)",
+}
+
+
+def utc(hour: int, minute: int = 0) -> datetime:
+    return datetime(2016, 12, 15, hour, minute, tzinfo=UTC)
+
+
+def map_script(app: AppTest) -> str:
+    """The Leaflet script the app handed to streamlit-folium on its last run."""
+    (component,) = app.get("component_instance")
+    assert component.proto.component_name == "streamlit_folium.st_folium"
+    return str(json.loads(component.proto.json_args)["script"])
+
+
+def shown_layers(script: str) -> set[str]:
+    """The overlays that start switched on (added to the map, not only to the layer control)."""
+    block = OVERLAYS.search(script)
+    assert block, "no layer control in the map"
+    keys = {label: key for key, label in LAYER_LABELS.items()}
+    entries = {keys[json.loads(label)]: name for label, name in OVERLAY_ENTRY.findall(block[1])}
+    assert set(entries) == set(ALL_LAYERS)
+    return {
+        key for key, name in entries.items() if re.search(rf"\b{name}\.addTo\(map_\w+\)", script)
+    }
+
+
+def route_labels(script: str) -> set[str]:
+    """The convoys whose routes the map draws (from the routes overlay's tooltips)."""
+    block = OVERLAYS.search(script)
+    assert block
+    routes = dict(OVERLAY_ENTRY.findall(block[1]))[json.dumps(LAYER_LABELS["routes"])]
+    items = {name: json.loads(data) for name, data in ITEMS.findall(script)}[routes]
+    return {item["tip"].split(" — ")[0] for item in items if " — " in item.get("tip", "")}
+
+
+def metrics(app: AppTest) -> dict[str, str]:
+    return {metric.label: metric.value for metric in app.metric}
+
+
+def test_unticking_a_layer_hides_it_in_the_map_and_the_url(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = run_app(shipped_workspace, monkeypatch)
+    assert shown_layers(map_script(app)) == set(ALL_LAYERS)
+    assert "zones-government" in app.query_params["layers"]
+    app.checkbox(key="layer:zones-government").uncheck().run()
+    assert not app.exception
+    assert shown_layers(map_script(app)) == set(ALL_LAYERS) - {"zones-government"}
+    assert app.query_params["layers"] == ",".join(k for k in ALL_LAYERS if k != "zones-government")
+    app.checkbox(key="layer:zones-government").check().run()
+    assert shown_layers(map_script(app)) == set(ALL_LAYERS)
+
+
+def test_as_of_moves_the_headline_and_the_table(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = run_app(shipped_workspace, monkeypatch)
+    scenario = read_scenario(Settings.from_environment().default_scenario_dir)
+    assert app.select_slider(key="at").value == utc(13)  # halfway through the first convoy
+    evacuated = tables.headline_metrics(scenario, utc(13))[0].label
+    for moment, before_gasser in ((utc(14, 45), True), (utc(15), False), (utc(18), False)):
+        app.select_slider(key="at").set_value(moment).run()
+        assert not app.exception
+        assert app.query_params["at"] == moment.strftime("%Y-%m-%dT%H:%MZ")
+        shown = metrics(app)
+        expected = {m.label: m.value for m in tables.headline_metrics(scenario, moment)}
+        assert shown == expected
+        if before_gasser:
+            assert shown[evacuated] == "none reported yet"
+        else:
+            assert shown[evacuated].startswith("about 3,000 civilians")
+    app.select_slider(key="at").set_value(utc(13)).run()
+    table = app.dataframe(key="convoy_table").value.set_index("id")
+    assert table.loc["convoy-1", "state now"] == "under way"
+    app.select_slider(key="at").set_value(utc(14)).run()
+    table = app.dataframe(key="convoy_table").value.set_index("id")
+    assert table.loc["convoy-1", "state now"] == "arrived"
+
+
+def test_filters_change_the_routes_on_the_map(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = run_app(shipped_workspace, monkeypatch)
+    assert route_labels(map_script(app)) == set(SHIPPED_LABELS.values())
+    status, _organisation, confidence = app.sidebar.multiselect
+    status.set_value(["arrived"]).run()
+    assert not app.exception
+    assert route_labels(map_script(app)) == {SHIPPED_LABELS["convoy-1"], SHIPPED_LABELS["convoy-2"]}
+    confidence.set_value(["low"]).run()
+    assert route_labels(map_script(app)) == {SHIPPED_LABELS["convoy-2"]}
+
+
+def test_filters_change_the_convoy_table(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = run_app(shipped_workspace, monkeypatch)
+    assert len(app.dataframe(key="convoy_table").value) == 6
+    app.sidebar.multiselect[0].set_value(["arrived"]).run()
+    assert not app.exception
+    assert set(app.dataframe(key="convoy_table").value["id"]) == {"convoy-1", "convoy-2"}
+
+
+def test_query_params_restore_a_view(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CORRIDOR_WORKSPACE", str(shipped_workspace))
+    app = AppTest.from_file(APP, default_timeout=60)
+    layers = [key for key in ALL_LAYERS if key != "zones-government"]
+    app.query_params["at"] = "2016-12-15T16:05Z"  # between steps: the nearest one is taken
+    app.query_params["layers"] = ",".join(layers)
+    app.query_params["base"] = "osm"
+    app.query_params["convoy"] = "convoy-1"
+    app.run()
+    assert not app.exception
+    assert app.select_slider(key="at").value == utc(16)
+    assert app.checkbox(key="layer:zones-government").value is False
+    assert all(app.checkbox(key=f"layer:{key}").value for key in layers)
+    assert app.radio(key="base").value == "osm"
+    table = app.dataframe(key="convoy_table").value.set_index("id")
+    assert table["selected"].to_dict() == {
+        cid: ("●" if cid == "convoy-1" else "") for cid in table.index
+    }
+    assert any(m.value.startswith("**Selected:** First convoy") for m in app.markdown)
+    assert shown_layers(map_script(app)) == set(layers)
+    assert "tile.openstreetmap.org" in map_script(app)
+    params = dict(app.query_params)
+    assert params["at"] == "2016-12-15T16:00Z"
+    assert (params["layers"], params["base"], params["convoy"]) == (
+        ",".join(layers),
+        "osm",
+        "convoy-1",
+    )
+
+
+def test_unknown_query_params_fall_back_to_the_defaults(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CORRIDOR_WORKSPACE", str(shipped_workspace))
+    app = AppTest.from_file(APP, default_timeout=60)
+    app.query_params.update(at="yesterday", layers="nonsense", base="satellite", convoy="nope")
+    app.run()
+    assert not app.exception
+    assert app.select_slider(key="at").value == utc(13)
+    assert not any(app.checkbox(key=f"layer:{key}").value for key in ALL_LAYERS)
+    assert app.radio(key="base").value == "offline"
+    assert set(app.dataframe(key="convoy_table").value["selected"]) == {""}
+    assert "convoy" not in app.query_params
+
+
+def test_no_stray_text_on_the_page(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = run_app(shipped_workspace, monkeypatch)
+    assert [m.value for m in app.main.markdown if "Leaflet" in m.value] == []

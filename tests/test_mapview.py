@@ -1,0 +1,518 @@
+"""The layered map as HTML: nothing from the network, layer toggles, time, filters, escaping."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import tomllib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import folium.plugins
+import pytest
+import tomli_w
+from playwright.sync_api import Browser, Route, sync_playwright
+
+import geo.assets
+from geo import mapview
+from geo.chromium import LAUNCH_ARGS, find_chromium
+from geo.errors import AssetsMissingError
+from geo.mapview import ALL_LAYERS, LAYER_LABELS, MapView
+from geo.records import Confidence, ConvoyStatus, Scenario
+from geo.scenario import read_scenario
+from geo.timeline import ConvoyState
+
+SHIPPED = Path(__file__).resolve().parent.parent / "data" / "scenarios" / "aleppo-2016-12"
+FIRST = "First convoy: ambulances and buses"  # convoy-1: 12:30 to 13:35 UTC
+ZONE_KEYS = [key for key in ALL_LAYERS if key.startswith("zones-")]
+
+
+def utc(hour: int, minute: int = 0, day: int = 15) -> datetime:
+    return datetime(2016, 12, day, hour, minute, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def shipped() -> Scenario:
+    return read_scenario(SHIPPED)
+
+
+def render(scenario: Scenario, view: MapView) -> str:
+    return str(mapview.build_map(scenario, view).get_root().render())
+
+
+# --- reading the rendered page -------------------------------------------------------------
+
+ITEMS = re.compile(r"^\s*\}\)\((\w+), (\[.*\])\);\s*$", re.MULTILINE)
+OVERLAYS = re.compile(r"overlays\s*:\s*\{(.*?)\}", re.DOTALL)
+OVERLAY_ENTRY = re.compile(r'("(?:[^"\\]|\\.)*")\s*:\s*(\w+)')
+PANEL = re.compile(
+    r"L\.DomUtil\.create\('div', \"(corridor-[a-z]+)\"\);\s*div\.innerHTML = (\".*\");"
+)
+RANDOM_ID = re.compile(r"_[0-9a-f]{32}")
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """One overlay of the rendered map: its Leaflet variable, whether it starts on, its items."""
+
+    name: str
+    shown: bool
+    items: list[dict[str, Any]]
+
+    def tips(self) -> list[str]:
+        return [item["tip"] for item in self.items if "tip" in item]
+
+
+def overlays(html: str) -> dict[str, Overlay]:
+    """The layer control's overlays by layer key, read from the page's script."""
+    block = OVERLAYS.search(html)
+    assert block, "no layer control in the page"
+    items = {name: json.loads(data) for name, data in ITEMS.findall(html)}
+    keys = {label: key for key, label in LAYER_LABELS.items()}
+    found = {}
+    for label, name in OVERLAY_ENTRY.findall(block[1]):
+        shown = re.search(rf"\b{name}\.addTo\(map_\w+\)", html) is not None
+        found[keys[json.loads(label)]] = Overlay(name, shown, items.get(name, []))
+    return found
+
+
+def panel(html: str, css_class: str) -> str:
+    """The HTML of a title or legend panel (a JSON string in the page's script)."""
+    return next(json.loads(text) for name, text in PANEL.findall(html) if name == css_class)
+
+
+def texts(html: str) -> list[str]:
+    """Every tooltip, popup and panel as the HTML Leaflet will insert (decoded from JSON)."""
+    found = [text for _, text in PANEL.findall(html)]
+    found = [json.loads(text) for text in found]
+    for _, data in ITEMS.findall(html):
+        for item in json.loads(data):
+            found += [item.get("tip", ""), item.get("pop", "")]
+    return found
+
+
+def convoy_items(html: str, label: str) -> list[dict[str, Any]]:
+    return [i for i in overlays(html)["routes"].items if i.get("tip", "").startswith(label + " — ")]
+
+
+# --- nothing from the network --------------------------------------------------------------
+
+
+REMOTE_TAG = re.compile(
+    r"<(?:script|link)\b[^>]*\b(?:src|href)\s*=\s*['\"]?\s*(?:https?:)?//", re.I
+)
+
+
+def loaded(html: str) -> list[str]:
+    """The src of every script and the href of every stylesheet link, in page order."""
+    tags = re.findall(r"<(?:script|link)\b[^>]*>", html)
+    found = (re.search(r'\b(?:src|href)\s*=\s*"([^"]*)"', tag) for tag in tags)
+    return [match[1] for match in found if match]
+
+
+def test_no_script_or_stylesheet_is_loaded_from_the_network(shipped: Scenario) -> None:
+    html = render(shipped, MapView(at=utc(13)))
+    assert not REMOTE_TAG.search(html)
+    assert "@import" not in html
+    assert "tile.openstreetmap.org" not in html
+    sources = loaded(html)
+    assert len(sources) >= 7  # Leaflet js+css, base map, ant path, fullscreen js+css, measure
+    for source in sources:
+        kind, _, body = source.partition(";base64,")
+        assert kind in ("data:text/javascript", "data:text/css"), source[:60]
+        text = base64.b64decode(body).decode("utf-8")
+        if kind == "data:text/css":  # a stylesheet's images are inlined too
+            assert not re.search(r"""url\(\s*['"]?\s*(?:https?:)?//""", text)
+            assert "@import" not in text
+    assert "Leaflet 1.9" in base64.b64decode(sources[0].partition(",")[2])[:200].decode()
+
+
+def test_the_online_base_is_only_there_when_asked_for(shipped: Scenario) -> None:
+    html = render(shipped, MapView(at=utc(13), base="osm"))
+    assert "tile.openstreetmap.org" in html  # tiles, asked for; never code or styles
+    assert not REMOTE_TAG.search(html)
+    assert all(source.startswith("data:") for source in loaded(html))
+
+
+def test_map_options_include_max_and_min_zoom(shipped: Scenario) -> None:
+    html = render(shipped, MapView(at=utc(13)))
+    options = re.search(r"L\.map\(\s*\"map_\w+\",\s*\{(.*?)\}\s*\);", html, re.DOTALL)
+    assert options
+    assert '"zoom": 9' in options[1]
+    assert re.search(r'"maxZoom": 18\b', options[1])
+    assert re.search(r'"minZoom": 4\b', options[1])
+
+
+@pytest.fixture
+def no_node_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setattr(geo.assets, "MODULES", tmp_path / "node_modules")
+    geo.assets.data_uri.cache_clear()
+    yield tmp_path / "node_modules"
+    geo.assets.data_uri.cache_clear()
+
+
+@pytest.mark.usefixtures("no_node_modules")
+def test_missing_assets_are_reported_not_fetched(shipped: Scenario) -> None:
+    with pytest.raises(AssetsMissingError, match=r"leaflet/dist/leaflet\.js is missing.*npm ci"):
+        mapview.build_map(shipped, MapView(at=utc(13)))
+
+
+def test_publishing_without_node_modules_fails(no_node_modules: Path, tmp_path: Path) -> None:
+    with pytest.raises(AssetsMissingError, match=r"map asset leaflet/.* is missing"):
+        geo.assets.publish(tmp_path / "static")
+
+
+def test_an_element_with_unknown_cdn_links_is_refused() -> None:
+    with pytest.raises(AssetsMissingError, match="MiniMap would load its code from a CDN"):
+        geo.assets.make_offline(folium.plugins.MiniMap())
+
+
+def test_rendering_is_deterministic_but_for_folium_ids(shipped: Scenario) -> None:
+    view = MapView(at=utc(13))
+    first, second = render(shipped, view), render(shipped, view)
+    assert RANDOM_ID.sub("_ID", first) == RANDOM_ID.sub("_ID", second)
+    routes_only = render(shipped, MapView(at=utc(13), layers=frozenset({"routes"})))
+    assert RANDOM_ID.sub("_ID", routes_only) != RANDOM_ID.sub("_ID", first)
+
+
+# --- layer toggles -------------------------------------------------------------------------
+
+
+def legend_rows(html: str) -> list[str]:
+    """The labels of the legend panel's rows."""
+    legend = panel(html, "corridor-legend")
+    return re.findall(r'<div class="corridor-legend-row"><span>.*?</span>(.*?)</div>', legend)
+
+
+def test_every_layer_is_in_the_layer_control_and_on_by_default(shipped: Scenario) -> None:
+    html = render(shipped, MapView(at=utc(13)))
+    found = overlays(html)
+    assert list(found) == list(ALL_LAYERS)
+    assert all(overlay.shown for overlay in found.values())
+    for key in ("zones-government", "zones-opposition", "zones-besieged"):
+        assert found[key].items, key
+    assert f'"zones-government": {found["zones-government"].name}' in html  # _LayerSync
+    rows = legend_rows(html)
+    for label in ("Government-held", "Opposition-held", "Besieged"):
+        assert label in rows
+    assert any(row.startswith("Route") for row in rows)
+
+
+def test_unticked_layers_are_rendered_hidden_and_left_out_of_the_legend(
+    shipped: Scenario,
+) -> None:
+    html = render(shipped, MapView(at=utc(13), layers=frozenset({"routes"})))
+    found = overlays(html)
+    assert list(found) == list(ALL_LAYERS)  # all still in the layer control, to tick back on
+    assert {key for key, overlay in found.items() if overlay.shown} == {"routes"}
+    assert found["zones-government"].items  # drawn, only not added to the map
+    rows = legend_rows(html)
+    assert rows
+    assert all(row.startswith(("Route", "Dashed")) for row in rows), rows
+    assert not set(rows) & {LAYER_LABELS[key] for key in ZONE_KEYS}
+    nothing = MapView(at=utc(13), layers=frozenset())
+    assert "corridor-legend-row" not in mapview.legend_html(shipped, nothing)
+
+
+# --- the moment ----------------------------------------------------------------------------
+
+
+def test_a_convoy_not_yet_departed_is_dotted_without_a_marker(shipped: Scenario) -> None:
+    html = render(shipped, MapView(at=utc(10)))
+    lines = convoy_items(html, FIRST)
+    assert lines
+    assert {item["t"] for item in lines} == {"line"}
+    assert {item["tip"] for item in lines} == {f"{FIRST} — not departed"}
+    assert {item["o"]["dashArray"] for item in lines} == {mapview.PLANNED_DASH}
+    assert not any(FIRST in tip for tip in overlays(html)["convoys"].tips())
+    assert not [i for i in overlays(html)["routes"].items if i["t"] == "ant"]
+
+
+def test_a_convoy_under_way_moves_and_has_a_marker(shipped: Scenario) -> None:
+    html = render(shipped, MapView(at=utc(13)))
+    lines = convoy_items(html, FIRST)
+    assert {item["t"] for item in lines} == {"ant"}
+    assert len(lines) == 2  # one per leg
+    markers = [tip for tip in overlays(html)["convoys"].tips() if tip.startswith(FIRST)]
+    assert markers == [f"{FIRST} — under way, about 46% of the route"]
+
+
+def test_an_arrived_convoy_is_a_plain_line(shipped: Scenario) -> None:
+    html = render(shipped, MapView(at=utc(16)))
+    lines = convoy_items(html, FIRST)
+    assert {item["t"] for item in lines} == {"line"}
+    assert {item["tip"] for item in lines} == {f"{FIRST} — arrived"}
+    assert {item["o"]["color"] for item in lines} == {mapview.STATE_COLOURS[ConvoyState.ARRIVED]}
+    assert not any(FIRST in tip for tip in overlays(html)["convoys"].tips())
+    ants = [i["tip"] for i in overlays(html)["routes"].items if i["t"] == "ant"]
+    assert ants  # the third convoy is under way at 16:00
+    assert not [tip for tip in ants if tip.startswith(FIRST)]
+
+
+# --- filters -------------------------------------------------------------------------------
+
+
+def route_labels(html: str) -> set[str]:
+    return {tip.split(" — ")[0] for tip in overlays(html)["routes"].tips() if " — " in tip}
+
+
+def labels(scenario: Scenario, *ids: str) -> set[str]:
+    return {c.label for c in scenario.convoys if c.id in ids}
+
+
+@pytest.mark.parametrize(
+    ("view", "expected"),
+    [
+        (MapView(at=utc(13)), ["convoy-1", "convoy-2", "convoy-3", "onward-to-idlib"]),
+        (
+            MapView(at=utc(13), statuses=frozenset({ConvoyStatus.ARRIVED})),
+            ["convoy-1", "convoy-2"],
+        ),
+        (MapView(at=utc(13), confidences=frozenset({Confidence.HIGH})), ["convoy-1"]),
+        (MapView(at=utc(13), confidences=frozenset({Confidence.MEDIUM})), []),
+        (
+            MapView(at=utc(13), organisations=frozenset({""})),
+            ["convoy-2", "convoy-3", "onward-to-idlib"],
+        ),
+    ],
+)
+def test_filters_leave_only_matching_routes(
+    shipped: Scenario, view: MapView, expected: list[str]
+) -> None:
+    assert route_labels(render(shipped, view)) == labels(shipped, *expected)
+
+
+@pytest.mark.parametrize(
+    ("view", "expected"),
+    [
+        (
+            MapView(at=utc(13)),
+            [
+                "attempt-2016-12-14",
+                "convoy-1",
+                "convoy-2",
+                "convoy-3",
+                "fuaa-kafraya-vehicles",
+                "onward-to-idlib",
+            ],
+        ),
+        (
+            MapView(at=utc(13), statuses=frozenset({ConvoyStatus.UNDER_WAY})),
+            ["convoy-3", "fuaa-kafraya-vehicles"],
+        ),
+        (
+            MapView(
+                at=utc(13),
+                statuses=frozenset({ConvoyStatus.ARRIVED, ConvoyStatus.UNDER_WAY}),
+                confidences=frozenset({Confidence.LOW}),
+            ),
+            ["convoy-2", "convoy-3"],
+        ),
+        (
+            MapView(
+                at=utc(13),
+                organisations=frozenset(
+                    {"International Committee of the Red Cross (ICRC) and Syrian Arab Red Crescent"}
+                ),
+            ),
+            ["convoy-1"],
+        ),
+        (MapView(at=utc(13), statuses=frozenset()), []),
+    ],
+)
+def test_visible_convoys(shipped: Scenario, view: MapView, expected: list[str]) -> None:
+    assert [c.id for c in mapview.visible_convoys(shipped, view)] == expected
+
+
+def test_a_filtered_out_convoy_has_no_marker(shipped: Scenario) -> None:
+    view = MapView(at=utc(13), confidences=frozenset({Confidence.LOW}))
+    assert overlays(render(shipped, view))["convoys"].items == []
+
+
+def test_the_selected_convoy_gets_a_halo_outside_the_layer_control(shipped: Scenario) -> None:
+    plain = render(shipped, MapView(at=utc(13)))
+    selected = render(shipped, MapView(at=utc(13), selected="convoy-1"))
+    halo = '"color": "#F0E442"'
+    assert halo not in plain
+    assert halo in selected
+    assert list(overlays(selected)) == list(ALL_LAYERS)
+
+
+# --- clicks and the layer control's answer -------------------------------------------------
+
+
+def test_convoy_near_finds_the_convoy_on_its_route(shipped: Scenario) -> None:
+    view = MapView(at=utc(13))
+    on_the_route = (36.16, 37.095)  # a vertex of convoy-1's second leg
+    assert mapview.convoy_near(shipped, view, *on_the_route) == "convoy-1"
+    beside = (36.175, 37.095)  # about 1.6 km north of that vertex (the line is nearer still)
+    assert mapview.convoy_near(shipped, view, *beside) == "convoy-1"
+    assert mapview.convoy_near(shipped, view, *beside, within_km=1.5) is None
+    # convoys 2 and 3 share the road: with convoy-1 filtered out, the click finds the next one
+    low = MapView(at=utc(13), confidences=frozenset({Confidence.LOW}))
+    assert mapview.convoy_near(shipped, low, *on_the_route) == "convoy-2"
+
+
+def test_convoy_near_finds_nothing_far_away(shipped: Scenario) -> None:
+    view = MapView(at=utc(13))
+    assert mapview.convoy_near(shipped, view, 33.51, 36.29) is None  # Damascus
+    assert mapview.convoy_near(shipped, view, 36.16, 37.095, within_km=0.0) == "convoy-1"
+    assert mapview.convoy_near(shipped, view, 36.25, 37.095) is None  # about 10 km north
+    nothing = MapView(at=utc(13), statuses=frozenset())
+    assert mapview.convoy_near(shipped, nothing, 36.16, 37.095) is None
+
+
+def test_selected_layers_from_streamlit_folium() -> None:
+    corridor = [
+        {"name": "routes", "url": "corridor"},
+        {"name": "zones-besieged", "url": "corridor"},
+    ]
+    wms = [{"name": "roads", "url": "https://example.org/wms"}]
+    assert mapview.selected_layers(None) is None
+    assert mapview.selected_layers(wms) is None  # only WMS layers: nothing known of ours
+    assert mapview.selected_layers(corridor) == {"routes", "zones-besieged"}
+    assert mapview.selected_layers(corridor + wms) == {"routes", "zones-besieged"}
+    assert mapview.selected_layers([]) == frozenset()  # every overlay unticked
+    unknown = [{"name": "not-a-layer", "url": "corridor"}, "junk", {"url": "corridor"}]
+    assert mapview.selected_layers(corridor + unknown) == {"routes", "zones-besieged"}
+
+
+def test_figure_radius_grows_with_the_area() -> None:
+    assert mapview.figure_radius(0) == 3.0
+    assert mapview.figure_radius(4000) - 3.0 == pytest.approx(2 * (mapview.figure_radius(1000) - 3))
+    assert mapview.figure_radius(10**9) == 45.0
+
+
+# --- user text is escaped ------------------------------------------------------------------
+
+PAYLOADS = (
+    "</script><script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    '"><svg onload=alert(1)>',
+    "`${alert(1)}`",
+    "javascript:alert(1)",
+    "{{ 7*7 }}",
+)
+EVIL = " ".join(PAYLOADS)
+RAW = ("<script>alert", "<img src=x", "<svg onload", "${alert", "{{ 7*7 }}")
+
+
+@pytest.fixture
+def evil_scenario(tiny_copy: Path, edit_csv: Callable[..., None]) -> Scenario:
+    edit_csv("places.csv", "aleppo", name=f"Aleppo {EVIL}", quote=EVIL)
+    edit_csv("convoys.csv", "c1", label=f"First {EVIL}", quote=EVIL, organisation=EVIL)
+    edit_csv("figures.csv", "f2", what=f"people {EVIL}", quote=EVIL)
+    zones = json.loads((tiny_copy / "zones.geojson").read_text(encoding="utf-8"))
+    zone = next(f for f in zones["features"] if f["properties"]["id"] == "z1")
+    zone["properties"].update(name=f"Zone {EVIL}", holder=EVIL, quote=EVIL)
+    (tiny_copy / "zones.geojson").write_text(json.dumps(zones), encoding="utf-8")
+    meta = tomllib.loads((tiny_copy / "scenario.toml").read_text(encoding="utf-8"))
+    meta["title"] = f"Tiny {EVIL}"
+    meta["sources"][1]["url"] = "javascript:alert(1)"
+    (tiny_copy / "scenario.toml").write_text(tomli_w.dumps(meta), encoding="utf-8")
+    return read_scenario(tiny_copy)
+
+
+EVIL_AT = utc(16, 30)  # c1 arrived; f2 reported; zones valid; c2 under way (no route)
+EVIL_UNDER_WAY = utc(13)  # c1 under way: ant path and marker
+
+
+def test_user_text_never_reaches_the_page_raw(evil_scenario: Scenario, tiny_dir: Path) -> None:
+    clean = read_scenario(tiny_dir)
+    for at in (EVIL_AT, EVIL_UNDER_WAY):
+        html = render(evil_scenario, MapView(at=at))
+        for needle in RAW:
+            assert needle not in html, needle
+        assert not re.search(r"""(?:href|src)\s*=\s*["']?\s*javascript:""", html)
+        # backquotes and "${" only where folium's own template literals put them
+        assert html.count("`") == render(clean, MapView(at=at)).count("`")
+        decoded = "\n".join(texts(html))
+        for needle in (*RAW, "`", "onerror=alert(1)>"):
+            assert needle not in decoded, needle
+        assert "&lt;img src=x onerror=alert(1)&gt;" in decoded
+        assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in decoded
+        assert "&quot;&gt;&lt;svg onload=alert(1)&gt;" in decoded
+        assert "&#96;&#36;&#123;alert(1)&#125;&#96;" in decoded
+        assert "&#123;&#123; 7*7 &#125;&#125;" in decoded
+        assert "Zone &lt;/script&gt;" in decoded  # zone name (tooltip and popup)
+        assert "Tiny &lt;/script&gt;" in panel(html, "corridor-title")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=find_chromium(), headless=True, args=list(LAUNCH_ARGS)
+        )
+        yield chromium
+        chromium.close()
+
+
+OPEN_EVERYTHING = """
+() => {
+    const shown = [];
+    const targets = Array.from(document.querySelectorAll('.leaflet-interactive'));
+    for (const target of targets) {
+        const box = target.getBoundingClientRect();
+        const at = {bubbles: true, cancelable: true, view: window,
+                    clientX: box.x + box.width / 2, clientY: box.y + box.height / 2};
+        target.dispatchEvent(new MouseEvent('mouseover', at));
+        target.dispatchEvent(new MouseEvent('click', at));
+        document.querySelectorAll('.leaflet-popup-content, .leaflet-tooltip')
+            .forEach((element) => shown.push(element.textContent));
+        target.dispatchEvent(new MouseEvent('mouseout', at));
+    }
+    return {targets: targets.length, shown: shown};
+}
+"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("at", [EVIL_AT, EVIL_UNDER_WAY], ids=["arrived", "under-way"])
+def test_popups_with_hostile_text_run_nothing_in_chromium(
+    evil_scenario: Scenario, browser: Browser, tmp_path: Path, at: datetime
+) -> None:
+    page_file = tmp_path / "map.html"
+    page_file.write_text(render(evil_scenario, MapView(at=at)), encoding="utf-8")
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    dialogs: list[str] = []
+    errors: list[str] = []
+    blocked: list[str] = []
+
+    def only_local(route: Route) -> None:
+        if route.request.url.startswith(("file:", "data:", "blob:")):
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", only_local)
+    page = context.new_page()
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto(page_file.as_uri(), wait_until="load")
+        page.wait_for_function(
+            "() => document.querySelector('.leaflet-container[data-corridor-layers]') !== null"
+            " && document.querySelectorAll('.leaflet-interactive').length > 0",
+            timeout=15_000,
+        )
+        result = page.evaluate(OPEN_EVERYTHING)
+        # an <img onerror> would fire once its (failed) load settles: let that happen
+        page.evaluate("() => new Promise((done) => setTimeout(done, 300))")
+        assert dialogs == []
+        assert errors == []
+        assert blocked == []
+        assert page.locator("img[src='x'], svg[onload]").count() == 0
+        assert page.locator("[href^='javascript:'], [src^='javascript:']").count() == 0
+        assert result["targets"] >= 5
+        shown = "\n".join(result["shown"])
+        for payload in PAYLOADS:
+            assert payload in shown  # shown as the characters typed
+    finally:
+        context.close()
