@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import zoneinfo
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -259,7 +258,6 @@ ROUTES = Kind("routes", Route, route_fields, geometry=("LineString",))
 ZONES = Kind(
     "zones", ControlZone, zone_fields, geometry=("Polygon", "MultiPolygon"), check=check_zone
 )
-KINDS = (SOURCES, PLACES, CONVOYS, FIGURES, ROUTES, ZONES)
 
 
 @dataclass(frozen=True)
@@ -364,7 +362,3 @@ def _cell(value: object) -> object:
 
 def field_names(kind: Kind) -> list[str]:
     return [spec.name for spec in kind.fields(Known())]
-
-
-def replace_geometry(record: Any, geometry: BaseGeometry) -> Any:
-    return dataclasses.replace(record, geometry=geometry)

@@ -5,11 +5,14 @@ from __future__ import annotations
 import csv
 import json
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Browser, sync_playwright
+
+from geo.chromium import LAUNCH_ARGS, find_chromium
 
 TESTS_DIR = Path(__file__).parent
 TINY_DIR = TESTS_DIR / "data" / "scenarios" / "tiny"
@@ -73,3 +76,15 @@ def edit_feature(tiny_copy: Path) -> Callable[..., None]:
         path.write_text(json.dumps(document), encoding="utf-8")
 
     return edit
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """The system Chromium, headless, for one test module (Playwright's sync API allows one
+    running instance per thread, so modules take turns)."""
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=find_chromium(), headless=True, args=list(LAUNCH_ARGS)
+        )
+        yield chromium
+        chromium.close()

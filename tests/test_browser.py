@@ -14,10 +14,9 @@ from typing import TypeVar
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from playwright.sync_api import Browser, FrameLocator, Page, Route, sync_playwright
+from playwright.sync_api import Browser, FrameLocator, Page, Route
 from playwright.sync_api import Error as PlaywrightError
 
-from geo.chromium import LAUNCH_ARGS, find_chromium
 from geo.mapview import ALL_LAYERS, ZONE_COLOURS
 from geo.records import Control
 from geo.scenario import read_scenario
@@ -83,16 +82,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=20)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=find_chromium(), headless=True, args=list(LAUNCH_ARGS)
-        )
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture

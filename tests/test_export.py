@@ -23,9 +23,8 @@ import numpy as np
 import pyogrio
 import pytest
 from PIL import Image, ImageStat
-from playwright.sync_api import Route, sync_playwright
+from playwright.sync_api import Browser, Route
 
-import geo.chromium
 from geo import export, timeline
 from geo.basemap import ATTRIBUTION
 from geo.cli import main
@@ -165,7 +164,9 @@ def test_html_has_title_moment_note_sources_and_credits(scenario: Scenario, page
 
 
 @pytest.mark.browser
-def test_html_renders_offline_from_disk_in_chromium(page_html: str, tmp_path: Path) -> None:
+def test_html_renders_offline_from_disk_in_chromium(
+    page_html: str, tmp_path: Path, browser: Browser
+) -> None:
     path = tmp_path / "snapshot.html"
     path.write_text(page_html, encoding="utf-8")
     blocked: list[str] = []
@@ -178,21 +179,17 @@ def test_html_renders_offline_from_disk_in_chromium(page_html: str, tmp_path: Pa
             blocked.append(route.request.url)
             route.abort()
 
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=geo.chromium.find_chromium(), args=list(geo.chromium.LAUNCH_ARGS)
-        )
-        try:
-            page = chromium.new_page(viewport={"width": 1280, "height": 900})
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.route("**/*", only_local)
-            page.goto(path.as_uri(), wait_until="load")
-            page.locator(".leaflet-container").wait_for(timeout=15_000)
-            assert page.locator(".leaflet-control-layers").is_visible()
-            page.locator("path.leaflet-interactive").first.wait_for(timeout=15_000)
-            assert page.locator("path.leaflet-interactive").count() > 0
-        finally:
-            chromium.close()
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.route("**/*", only_local)
+        page.goto(path.as_uri(), wait_until="load")
+        page.locator(".leaflet-container").wait_for(timeout=15_000)
+        assert page.locator(".leaflet-control-layers").is_visible()
+        page.locator("path.leaflet-interactive").first.wait_for(timeout=15_000)
+        assert page.locator("path.leaflet-interactive").count() > 0
+    finally:
+        page.close()
     assert errors == []
     assert blocked == []
 

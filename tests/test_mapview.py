@@ -15,11 +15,10 @@ from typing import Any
 import folium.plugins
 import pytest
 import tomli_w
-from playwright.sync_api import Browser, Route, sync_playwright
+from playwright.sync_api import Browser, Route
 
 import geo.assets
 from geo import mapview
-from geo.chromium import LAUNCH_ARGS, find_chromium
 from geo.errors import AssetsMissingError
 from geo.mapview import ALL_LAYERS, LAYER_LABELS, MapView
 from geo.records import Confidence, ConvoyStatus, Scenario
@@ -440,16 +439,6 @@ def test_user_text_never_reaches_the_page_raw(evil_scenario: Scenario, tiny_dir:
         assert "&#123;&#123; 7*7 &#125;&#125;" in decoded
         assert "Zone &lt;/script&gt;" in decoded  # zone name (tooltip and popup)
         assert "Tiny &lt;/script&gt;" in panel(html, "corridor-title")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=find_chromium(), headless=True, args=list(LAUNCH_ARGS)
-        )
-        yield chromium
-        chromium.close()
 
 
 OPEN_EVERYTHING = """
