@@ -88,31 +88,37 @@ def content(asset: Asset) -> bytes:
     return asset.file.read_bytes()
 
 
+SCRIPT_ORDER = (LEAFLET_JS, ANT_PATH_JS, FULLSCREEN_JS, MEASURE_JS, CLUSTER_JS, BASEMAP_JS)
+STYLE_ORDER = (LEAFLET_CSS, FULLSCREEN_CSS, MEASURE_CSS, CLUSTER_CSS, CLUSTER_DEFAULT_CSS)
+BUNDLE_JS = "corridor/bundle.js"
+BUNDLE_CSS = "corridor/bundle.css"
+
+
+def _style(asset: Asset) -> bytes:
+    """A stylesheet with the images it uses inlined (so it works from any address)."""
+    css = content(asset).decode("utf-8")
+    return _inline_css_urls(css, asset.file.parent).encode("utf-8")
+
+
 @cache
-def data_uri(asset: Asset) -> str:
-    """The asset as a data: URI; a stylesheet has its own images inlined too."""
-    body = content(asset)
-    if asset.path.endswith(".css"):
-        body = _inline_css_urls(body.decode("utf-8"), asset.file.parent).encode("utf-8")
-    kind = "text/css" if asset.path.endswith(".css") else "text/javascript"
-    return f"data:{kind};base64,{base64.b64encode(body).decode('ascii')}"
+def bundle(assets: tuple[Asset, ...]) -> bytes:
+    """Scripts joined in load order, or stylesheets joined with their images inlined."""
+    if all(asset.path.endswith(".css") for asset in assets):
+        return b"\n".join(_style(asset) for asset in assets)
+    return b"\n;\n".join(content(asset) for asset in assets)
+
+
+@cache
+def bundle_uri(assets: tuple[Asset, ...]) -> str:
+    styles = all(asset.path.endswith(".css") for asset in assets)
+    kind = "text/css" if styles else "text/javascript"
+    return f"data:{kind};base64,{base64.b64encode(bundle(assets)).decode('ascii')}"
 
 
 def publish(folder: Path) -> None:
-    """Copy every asset (and the images its stylesheets use) under `folder`, for serving."""
-    for scripts, styles in OFFLINE.values():
-        for _, asset in (*scripts, *styles):
-            _write_if_changed(folder / asset.relative, content(asset))
-            if asset.path.endswith(".css"):
-                for image in _css_images(asset):
-                    relative = image.relative_to(MODULES)
-                    _write_if_changed(folder / relative, image.read_bytes())
-
-
-def _css_images(asset: Asset) -> list[Path]:
-    css = content(asset).decode("utf-8")
-    found = [(asset.file.parent / match[2]).resolve() for match in _CSS_URL.finditer(css)]
-    return [path for path in found if path.is_file()]
+    """Write the full script and style bundles under `folder`, for a web server to serve."""
+    _write_if_changed(folder / BUNDLE_JS, bundle(SCRIPT_ORDER))
+    _write_if_changed(folder / BUNDLE_CSS, bundle(STYLE_ORDER))
 
 
 def _write_if_changed(target: Path, body: bytes) -> None:
@@ -136,31 +142,44 @@ def _inline_css_urls(css: str, folder: Path) -> str:
     return _CSS_URL.sub(inline, css)
 
 
-def make_offline(element: Any, base_url: str | None = None) -> Any:
-    """Point a folium element's JS and CSS at local copies instead of CDNs.
-
-    With no `base_url` they are inlined as data: URIs; otherwise they are URLs under it (files
-    that `publish` wrote).
-    """
-
-    def locate(asset: Asset) -> str:
-        return data_uri(asset) if base_url is None else f"{base_url}/{asset.relative}"
-
+def needed(element: Any) -> tuple[list[Asset], list[Asset]]:
+    """The scripts and stylesheets a folium element needs instead of its CDN links."""
     for cls in type(element).__mro__:
         if cls.__name__ in OFFLINE:
             scripts, styles = OFFLINE[cls.__name__]
-            element.default_js = [(name, locate(asset)) for name, asset in scripts]
-            element.default_css = [(name, locate(asset)) for name, asset in styles]
-            return element
+            return [asset for _, asset in scripts], [asset for _, asset in styles]
     if getattr(element, "default_js", None) or getattr(element, "default_css", None):
         raise AssetsMissingError(
             f"{type(element).__name__} would load its code from a CDN; add it to geo.assets"
         )
-    return element
+    return [], []
 
 
 def make_tree_offline(root: Any, base_url: str | None = None) -> None:
-    """make_offline on an element and everything below it."""
-    make_offline(root, base_url)
-    for child in getattr(root, "_children", {}).values():
-        make_tree_offline(child, base_url)
+    """Replace every CDN link in a folium tree by one script and one stylesheet on the root.
+
+    With no `base_url` they are inlined as data: URIs holding just what the tree needs;
+    otherwise they are the full bundles that `publish` wrote under `base_url`.
+    """
+    scripts: set[Asset] = set()
+    styles: set[Asset] = set()
+    for element in _walk(root):
+        wanted_scripts, wanted_styles = needed(element)
+        scripts.update(wanted_scripts)
+        styles.update(wanted_styles)
+        if hasattr(element, "default_js"):
+            element.default_js, element.default_css = [], []
+    if base_url is None:
+        script = bundle_uri(tuple(a for a in SCRIPT_ORDER if a in scripts))
+        style = bundle_uri(tuple(a for a in STYLE_ORDER if a in styles))
+    else:
+        script, style = f"{base_url}/{BUNDLE_JS}", f"{base_url}/{BUNDLE_CSS}"
+    root.default_js = [("corridor_bundle", script)]
+    root.default_css = [("corridor_bundle_css", style)]
+
+
+def _walk(element: Any) -> list[Any]:
+    found = [element]
+    for child in getattr(element, "_children", {}).values():
+        found += _walk(child)
+    return found

@@ -119,7 +119,7 @@ def test_no_script_or_stylesheet_is_loaded_from_the_network(shipped: Scenario) -
     assert "@import" not in html
     assert "tile.openstreetmap.org" not in html
     sources = loaded(html)
-    assert len(sources) >= 7  # Leaflet js+css, base map, ant path, fullscreen js+css, measure
+    assert len(sources) == 2  # one script bundle and one stylesheet bundle
     for source in sources:
         kind, _, body = source.partition(";base64,")
         assert kind in ("data:text/javascript", "data:text/css"), source[:60]
@@ -127,7 +127,10 @@ def test_no_script_or_stylesheet_is_loaded_from_the_network(shipped: Scenario) -
         if kind == "data:text/css":  # a stylesheet's images are inlined too
             assert not re.search(r"""url\(\s*['"]?\s*(?:https?:)?//""", text)
             assert "@import" not in text
-    assert "Leaflet 1.9" in base64.b64decode(sources[0].partition(",")[2])[:200].decode()
+    script = base64.b64decode(sources[0].partition(",")[2]).decode()
+    assert script.index("Leaflet 1.9") < script.index("antPath") < script.index("CORRIDOR_BASEMAP")
+    assert "control.fullscreen" in script.lower()
+    assert "measure" in script
 
 
 def test_the_online_base_is_only_there_when_asked_for(shipped: Scenario) -> None:
@@ -149,9 +152,12 @@ def test_map_options_include_max_and_min_zoom(shipped: Scenario) -> None:
 @pytest.fixture
 def no_node_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setattr(geo.assets, "MODULES", tmp_path / "node_modules")
-    geo.assets.data_uri.cache_clear()
+    clear = (geo.assets.bundle.cache_clear, geo.assets.bundle_uri.cache_clear)
+    for function in clear:
+        function()
     yield tmp_path / "node_modules"
-    geo.assets.data_uri.cache_clear()
+    for function in clear:
+        function()
 
 
 @pytest.mark.usefixtures("no_node_modules")
@@ -167,7 +173,7 @@ def test_publishing_without_node_modules_fails(no_node_modules: Path, tmp_path: 
 
 def test_an_element_with_unknown_cdn_links_is_refused() -> None:
     with pytest.raises(AssetsMissingError, match="MiniMap would load its code from a CDN"):
-        geo.assets.make_offline(folium.plugins.MiniMap())
+        geo.assets.needed(folium.plugins.MiniMap())
 
 
 def test_rendering_is_deterministic_but_for_folium_ids(shipped: Scenario) -> None:
