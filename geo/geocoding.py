@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Iterable, MutableMapping
 from dataclasses import dataclass, field, replace
@@ -111,7 +112,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         self._sources = (None if curated is None else tuple(curated), geonames)
         self._gazetteer: gazetteer.Gazetteer | None = None
         self._memo: dict[tuple[Any, ...], list[Candidate]] = {}
-        self._weight_list: list[float] | None = None
+        self._prior_list: list[float] | None = None
         self.online = online
         self.online_cache = online_cache if online_cache is not None else {}
         self._online_geocode: Callable[..., Any] | None = None
@@ -244,7 +245,8 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         if position is None:
             return None
         entries = places.key_rows.row(position).tolist()
-        primary = [places.primary_keys[entry] == position for entry in entries]
+        primary_keys = self._primary_keys()
+        primary = [primary_keys[entry] == position for entry in entries]
         return _Hits(
             entries,
             [1.0 if is_primary else ALIAS_SCORE for is_primary in primary],
@@ -396,13 +398,15 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
     def _best(self, hits: _Hits, codes: frozenset[str]) -> list[Candidate]:
         """The KEEP best hits as candidates, best first (one per entry)."""
         places = self.gazetteer
-        country, weights = places.country_codes, self._weights()
-        ranked = []
-        for i, entry in enumerate(hits.entries):
-            if codes and country[entry] not in codes:
-                continue
-            bonus = BIAS_BONUS if country[entry] == self.country_bias else 0.0
-            ranked.append((hits.scores[i] + bonus + WEIGHT_FACTOR * weights[entry], i))
+        country, prior = places.country_codes, self._prior()
+        scores = hits.scores
+        ranked = [
+            (scores[i] + prior[entry], i)
+            for i, entry in enumerate(hits.entries)
+            if not codes or country[entry] in codes
+        ]
+        if len(ranked) > 4 * KEEP:
+            ranked = heapq.nlargest(4 * KEEP, ranked)
         ranked.sort(key=lambda item: item[0], reverse=True)
         chosen: list[Candidate] = []
         seen: set[int] = set()
@@ -418,9 +422,26 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         return chosen
 
     def _weights(self) -> list[float]:
-        if self._weight_list is None:
-            self._weight_list = self.gazetteer.weights.tolist()
-        return self._weight_list
+        return self.gazetteer.derived("weights", lambda g: g.weights.tolist())
+
+    def _prior(self) -> list[float]:
+        """Per entry, what ranking adds to the match score: the bias bonus and the weight."""
+        if self._prior_list is not None:
+            return self._prior_list
+        bias = self.country_bias
+
+        def prior(places: gazetteer.Gazetteer) -> list[float]:
+            weights = self._weights()
+            return [
+                WEIGHT_FACTOR * weight + (BIAS_BONUS if code == bias else 0.0)
+                for weight, code in zip(weights, places.country_codes, strict=True)
+            ]
+
+        self._prior_list = self.gazetteer.derived(f"prior:{bias}", prior)
+        return self._prior_list
+
+    def _primary_keys(self) -> list[int]:
+        return self.gazetteer.derived("primary", lambda g: g.primary_keys.tolist())
 
     def _merge(self, first: list[Candidate], second: list[Candidate]) -> list[Candidate]:
         everything = [replace(c, rank=self._rank(c)) for c in (*first, *second)]

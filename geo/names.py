@@ -63,7 +63,20 @@ def normalise_many(names: Sequence[str]) -> list[str]:
 @lru_cache(maxsize=65536)
 def normalise(name: str) -> str:
     """The match key of one name: 'al-Fu'ah', 'Fouaa' and 'Fuaa' all give 'fua'."""
-    return normalise_many([name])[0]
+    if not name.isascii():
+        return normalise_many([name])[0]
+    # The same steps as normalise_many, skipping those that cannot apply to plain ASCII.
+    text = name.replace("\n", " ").lower().replace("'", "").replace("`", "")
+    text = _SEPARATORS.sub(" ", text)
+    if "  " in text:
+        text = _SPACES.sub(" ", text)
+    text = text.strip(" ")
+    if " " in text:
+        text = _ARTICLE.sub("", text)
+    text = text.replace("q", "k").replace("o", "u")
+    text = _Y_GLIDE.sub("i", _AW.sub("u", _DIPHTHONG.sub("e", text)))
+    text = _ENDING.sub("a", text).replace("e", "i")
+    return _DOUBLED.sub(r"\1", text)
 
 
 def skeleton_many(keys: Sequence[str]) -> list[str]:
