@@ -62,8 +62,18 @@ class Phrase:
         return bool(_CONTEXT_WORDS.match(self.target))
 
 
+_HINTS = re.compile(
+    r"north|south|east|west|central|centre|center|downtown|province|governorate|region|"
+    r"countryside|muhafaz|district|rural|rif |city|town|village| of ",
+    re.IGNORECASE,
+)
+"""Every phrase holds one of these; a name without any is not parsed further (fast path)."""
+
+
 def parse(query: str) -> Phrase | None:
     """The phrase in `query`, or None when it is (or may be) a bare name."""
+    if not _HINTS.search(query):
+        return None
     text = " ".join(query.split()).strip(" .,;")
     match = _OFFSET.match(text)
     if match:
