@@ -1,4 +1,4 @@
-"""The command line, `python -m geo validate|import|dump|geocode|export`, for batch jobs."""
+"""The command line: `python -m geo validate|import|dump|geocode|export|extract`."""
 
 from __future__ import annotations
 
@@ -80,6 +80,15 @@ def _parser() -> argparse.ArgumentParser:
     snapshot.add_argument("--scale", type=float, default=1.0, help="device pixels per px")
     snapshot.add_argument("--paper", choices=["A4", "A3"], default="A4")
     snapshot.set_defaults(command=_export)
+
+    reading = commands.add_parser(
+        "extract", help="places, figures, times and convoy drafts found in a news report"
+    )
+    reading.add_argument("file", type=Path, help="a UTF-8 text file (or - for standard input)")
+    reading.add_argument("--published", help="the report's date, YYYY-MM-DD (resolves weekdays)")
+    reading.add_argument("--country", default="SY", help="country bias, ISO code (default SY)")
+    reading.add_argument("--json", action="store_true", help="print one JSON object")
+    reading.set_defaults(command=_extract)
 
     for command in (load, dump, geocode):
         command.add_argument(
@@ -211,6 +220,46 @@ def _moment(text: str) -> datetime:
             f"--at: expected an ISO 8601 time with an offset (2016-12-15T13:00Z), got {text!r}"
         )
     return moment
+
+
+def _extract(args: argparse.Namespace) -> int:
+    from geo.extract import extract
+
+    text = sys.stdin.read() if str(args.file) == "-" else _read_text(args.file)
+    published = None
+    if args.published:
+        try:
+            published = datetime.strptime(args.published, "%Y-%m-%d").date()
+        except ValueError:
+            raise CorridorError(
+                f"--published: expected a date as YYYY-MM-DD, got {args.published!r}"
+            ) from None
+    found = extract(text, published=published, country_bias=args.country)
+    if args.json:
+        print(json.dumps(found.to_json(), ensure_ascii=False, indent=1))
+        return 0
+    for place in found.places:
+        print(f"place  {place.mention!r} -> {place.name} ({place.kind}, {place.country_code}) "
+              f"{place.latitude:.4f}, {place.longitude:.4f} [{place.precision}]")  # fmt: skip
+    for figure in found.figures:
+        number = figure.value if figure.value is not None else f"{figure.low}-{figure.high}"
+        qualifier = f"{figure.qualifier} " if figure.qualifier else ""
+        said = f" (said by {figure.attribution})" if figure.attribution else ""
+        print(f"figure {qualifier}{number} {figure.what}{said}")
+    for moment in found.times:
+        print(f"time   {moment.text!r} -> {moment.date} {moment.local_time} {moment.utc_time}")
+    for convoy in found.convoys:
+        print(f"convoy {convoy.origin or '?'} -> {convoy.destination or '?'}"
+              f" via {', '.join(convoy.via) or '-'}; vehicles {', '.join(convoy.vehicles) or '-'};"
+              f" people {', '.join(convoy.people) or '-'}; {convoy.time or 'no time'}")  # fmt: skip
+    return 0
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise CorridorError(f"{path}: expected a readable UTF-8 text file ({error})") from error
 
 
 def summary(scenario: Scenario) -> str:

