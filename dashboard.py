@@ -81,8 +81,9 @@ def choose_scenario() -> Scenario:
 
 def init_state(scenario: Scenario) -> None:
     """Session state from the URL on a session's first run for this scenario, then kept."""
-    if ss.get("initialised_for") == scenario.id:
-        return
+    widgets = ["at", "base", *(f"layer:{key}" for key in ALL_LAYERS)]
+    if ss.get("initialised_for") == scenario.id and all(key in ss for key in widgets):
+        return  # (Streamlit drops a page's widget state when another page is opened)
     params = st.query_params
     steps = moments(scenario)
     at = _parse_time(params.get("at")) or timeline.opening_moment(scenario)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta
@@ -569,3 +570,132 @@ def _count_text(figure: FigureMention) -> str:
 
 def parse_published(text: str) -> date:
     return datetime.strptime(text, "%Y-%m-%d").date()
+
+
+# --- reviewed drafts into a scenario -------------------------------------------------------
+
+
+def add_to_scenario(
+    scenario: Any,
+    found: Extraction,
+    rows: list[dict[str, Any]],
+    *,
+    title: str,
+    published: date,
+) -> Any:
+    """The scenario with the reviewed convoy rows added, with their places and a new source.
+
+    Each row (from the review table: label, origin, destination, via, status, confidence,
+    vehicles, people, sentence) goes through the same validation as a scenario file; a
+    ValidationError lists every problem and nothing is added.
+    """
+    from dataclasses import replace as replaced
+
+    from geo import _schema as s
+    from geo.errors import ProblemLog
+    from geo.records import Source
+
+    digest = hashlib.sha256(f"{title}|{published}".encode()).hexdigest()[:6]
+    source_id = f"report-{published:%Y%m%d}-{digest}"
+    source = Source(source_id, title or "Report pasted in Corridor", "Entered by a Corridor user",
+                    published, note="Added from the dashboard's 'From a report' page")  # fmt: skip
+    by_name = {place.name: place for place in found.places}
+    known_places = {place.id: place for place in scenario.places}
+    ids = {place.name: place.id for place in scenario.places}
+    place_raws = []
+    for row in rows:
+        for name in [row.get("origin"), row.get("destination"), *_split(row.get("via"))]:
+            if name and name not in ids and name in by_name:
+                ids[name] = _free_id(_slug(name), set(known_places) | set(ids.values()))
+                place_raws.append(_place_raw(by_name[name], ids[name], source_id, row))
+    convoy_raws = [
+        _convoy_raw(row, number, ids, source_id) for number, row in enumerate(rows, start=1)
+    ]
+    log = ProblemLog()
+    known = s.Known(sources={*(x.id for x in scenario.sources), source_id},
+                    places={*known_places, *ids.values()},
+                    convoys={c.id for c in scenario.convoys})  # fmt: skip
+    places = s.build(s.PLACES, place_raws, known, log)
+    convoys = s.build(s.CONVOYS, convoy_raws, known, log)
+    log.raise_if_errors("the reviewed drafts")
+    return replaced(
+        scenario,
+        sources=(*scenario.sources, source),
+        places=(*scenario.places, *places),
+        convoys=(*scenario.convoys, *convoys),
+    )
+
+
+def draft_rows(found: Extraction) -> list[dict[str, Any]]:
+    """The convoy drafts as rows a person reviews and edits before anything is added."""
+    rows = []
+    for number, draft in enumerate(found.convoys, start=1):
+        inside = [
+            f for f in found.figures if draft.start <= f.start < draft.start + len(draft.sentence)
+        ]
+        vehicles = [f for f in inside if _is_vehicle(f)]
+        people = [f for f in inside if not _is_vehicle(f)]
+        rows.append({
+            "add": False,
+            "label": f"Convoy {number}: {draft.origin or '?'} to {draft.destination or '?'}",
+            "origin": draft.origin, "destination": draft.destination, "via": ";".join(draft.via),
+            "status": "planned", "confidence": "low",
+            "vehicles": _count_only(vehicles[0]) if vehicles else "",
+            "people": _count_only(people[0]) if people else "",
+            "time": draft.time, "sentence": draft.sentence,
+        })  # fmt: skip
+    return rows
+
+
+def _count_only(figure: FigureMention) -> str:
+    number = str(figure.value) if figure.value is not None else f"{figure.low}-{figure.high}"
+    return f"{figure.qualifier} {number}" if figure.qualifier else number
+
+
+def _split(value: Any) -> list[str]:
+    return [part.strip() for part in str(value or "").split(";") if part.strip()]
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", names.normalise(name)).strip("-") or "place"
+
+
+def _free_id(base: str, taken: set[str]) -> str:
+    candidate, number = base, 2
+    while candidate in taken:
+        candidate, number = f"{base}-{number}", number + 1
+    return candidate
+
+
+def _place_raw(place: PlaceMention, place_id: str, source_id: str, row: dict[str, Any]) -> Any:
+    from geo import _schema as s
+    from geo._fields import Spot
+
+    cells = {
+        "id": place_id, "name": place.name, "kind": place.kind,
+        "latitude": place.latitude, "longitude": place.longitude,
+        "country_code": place.country_code or "SY", "precision": place.precision,
+        "source": source_id, "quote": row.get("sentence", ""),
+    }  # fmt: skip
+    return s.RawRecord(Spot("report", f"place {place.name!r}"), cells)
+
+
+def _convoy_raw(row: dict[str, Any], number: int, ids: dict[str, str], source_id: str) -> Any:
+    from geo import _schema as s
+    from geo._fields import Spot
+
+    cells = {
+        "id": f"{source_id}-convoy-{number}",
+        "label": row.get("label") or f"Convoy {number} from the report",
+        "origin": ids.get(row.get("origin") or "", ""),
+        "destination": ids.get(row.get("destination") or "", row.get("destination") or ""),
+        "via": ";".join(ids.get(name, name) for name in _split(row.get("via"))),
+        "time_precision": "approximate",
+        "status": row.get("status") or "planned",
+        "vehicles": row.get("vehicles") or "",
+        "people": row.get("people") or "",
+        "source": source_id,
+        "quote": row.get("sentence", ""),
+        "confidence": row.get("confidence") or "low",
+    }
+    return s.RawRecord(Spot("review table", f"row {number}"), cells)

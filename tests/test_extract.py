@@ -165,3 +165,51 @@ def test_an_injection_in_text_is_kept_as_text() -> None:
     text = "Buses left <script>alert(1)</script> Aleppo for Idlib on Friday."
     found = extract(text, published=date(2016, 12, 15), geocoder=OfflineGeocoder())
     assert [p.name for p in found.places] == ["Aleppo", "Idlib"]
+
+
+def test_reviewed_drafts_are_added_with_their_places_and_source(found: Extraction) -> None:
+    from geo.extract import add_to_scenario, draft_rows
+    from geo.scenario import read_scenario
+
+    scenario = read_scenario(Path(__file__).parent.parent / "data/scenarios/aleppo-2016-12")
+    [row] = [r for r in draft_rows(found) if "Fuaa" in r["destination"]]
+    assert row["vehicles"] == "nearly 30"
+    row = {**row, "origin": "Idlib", "status": "under_way"}
+    grown = add_to_scenario(scenario, found, [row], title="Seed", published=date(2016, 12, 15))
+    added = grown.convoys[-1]
+    assert (added.origin, added.destination, added.status.value) == (
+        "idlib",
+        "fuaa-kafraya",
+        "under_way",
+    )
+    assert str(added.vehicles) == "nearly 30"
+    assert grown.sources[-1].id.startswith("report-20161215-")
+    assert len(grown.convoys) == len(scenario.convoys) + 1
+
+
+def test_a_bad_reviewed_row_adds_nothing_and_says_why(found: Extraction) -> None:
+    from geo.errors import ValidationError
+    from geo.extract import add_to_scenario
+    from geo.scenario import read_scenario
+
+    scenario = read_scenario(Path(__file__).parent.parent / "data/scenarios/aleppo-2016-12")
+    row = {"label": "x", "destination": "Nowhere", "status": "flying", "sentence": "s"}
+    with pytest.raises(ValidationError, match=r"review table, row 1, field 'status': expected"):
+        add_to_scenario(scenario, found, [row], title="t", published=date(2016, 12, 15))
+
+
+def test_the_report_page_reads_a_pasted_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    page = Path(__file__).parent.parent / "pages" / "from_a_report.py"
+    monkeypatch.setenv("CORRIDOR_WORKSPACE", str(tmp_path / "w.gpkg"))
+    app = AppTest.from_file(str(page), default_timeout=60).run()
+    app.text_area(key="report_text").input(REPORT.read_text(encoding="utf-8")).run()
+    assert not app.exception
+    assert [metric.value for metric in app.metric][:2] == [
+        str(len(extract(REPORT.read_text(encoding="utf-8")).places)),
+        "16",
+    ]
+    assert app.button(key="add_drafts").disabled

@@ -1,0 +1,113 @@
+"""From a report: read a news report, see what Corridor found, review drafts, add them."""
+
+from __future__ import annotations
+
+import html
+from datetime import date
+
+import pandas as pd
+import streamlit as st
+
+from geo.errors import CorridorError, ValidationError
+from geo.extract import Extraction, add_to_scenario, draft_rows, extract
+from geo.settings import Settings
+from geo.workspace import Workspace
+
+SETTINGS = Settings.from_environment()
+MAX_BYTES = 2_000_000
+STATUSES = ["planned", "under_way", "arrived", "halted", "cancelled"]
+CONFIDENCES = ["low", "medium", "high"]
+
+
+@st.cache_data(show_spinner="Reading the report…", max_entries=20)
+def read(text: str, published: date | None) -> Extraction:
+    return extract(text, published=published)
+
+
+def highlighted(text: str, found: Extraction) -> str:
+    """The report as HTML, every character escaped, places and figures marked."""
+    marks = [(p.start, p.end, "place", p.name) for p in found.places]
+    marks += [(f.start, f.end, "figure", f.what) for f in found.figures]
+    out, at = [], 0
+    for start, end, kind, title in sorted(marks):
+        if start < at:
+            continue
+        out.append(html.escape(text[at:start]))
+        out.append(f'<mark class="{kind}" title="{html.escape(title, quote=True)}">'
+                   f"{html.escape(text[start:end])}</mark>")  # fmt: skip
+        at = end
+    out.append(html.escape(text[at:]))
+    body = "".join(out).replace("\n", "<br>")
+    return (
+        "<style>mark.place{background:#cde4f6}mark.figure{background:#ffe2b3}"
+        ".report{font:15px/1.55 system-ui,sans-serif;max-height:420px;overflow:auto}</style>"
+        f'<div class="report">{body}</div>'
+    )
+
+
+def report_text() -> tuple[str, str]:
+    upload = st.file_uploader("Upload a report (.txt)", type=["txt"], key="report_file")
+    if upload is not None:
+        if upload.size > MAX_BYTES:
+            st.error(f"{upload.name}: expected at most {MAX_BYTES:,} bytes, got {upload.size:,}")
+            return "", ""
+        try:
+            return upload.getvalue().decode("utf-8-sig"), upload.name
+        except UnicodeDecodeError:
+            st.error(f"{upload.name}: expected UTF-8 text")
+            return "", ""
+    return st.text_area("…or paste it here", height=200, key="report_text"), ""
+
+
+def main() -> None:
+    st.title("From a report")
+    st.caption("Corridor finds places, figures, times and convoys offline; nothing is added "
+               "to the workspace until you tick rows and press “Add to workspace”.")  # fmt: skip
+    text, file_name = report_text()
+    published = st.date_input("Published", value=None, key="report_published")
+    title = st.text_input("Report title (for the source)", value=file_name, key="report_title")
+    if not text.strip():
+        return
+    found = read(text, published)
+    st.subheader("What was found")
+    st.html(highlighted(text, found))
+    columns = st.columns(3)
+    columns[0].metric("Places", len(found.places))
+    columns[1].metric("Figures", len(found.figures))
+    columns[2].metric("Convoy drafts", len(found.convoys))
+    st.subheader("Convoy drafts: review, edit, tick the ones to add")
+    rows = pd.DataFrame(draft_rows(found))
+    if rows.empty:
+        st.info("No sentence about convoys, buses, ambulances or evacuations was found.")
+        return
+    edited = st.data_editor(
+        rows,
+        key="drafts",
+        hide_index=True,
+        column_config={
+            "add": st.column_config.CheckboxColumn("Add"),
+            "status": st.column_config.SelectboxColumn(options=STATUSES),
+            "confidence": st.column_config.SelectboxColumn(options=CONFIDENCES),
+            "sentence": st.column_config.TextColumn(disabled=True, width="large"),
+        },
+    )
+    chosen = edited[edited["add"]].to_dict("records")
+    if st.button("Add to workspace", disabled=not chosen, key="add_drafts"):
+        add(found, chosen, title, published or date.today())
+
+
+def add(found: Extraction, rows: list[dict[str, object]], title: str, published: date) -> None:
+    workspace = Workspace(SETTINGS.workspace)
+    try:
+        scenario = workspace.load(SETTINGS.default_scenario)
+        workspace.save(add_to_scenario(scenario, found, rows, title=title, published=published))
+    except ValidationError as error:
+        st.error(f"Nothing was added:\n\n{error}")
+        return
+    except CorridorError as error:
+        st.error(f"The workspace could not be updated:\n\n{error}")
+        return
+    st.success(f"Added {len(rows)} convoy(s) to {scenario.id}; open the map to see them.")
+
+
+main()
