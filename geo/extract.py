@@ -24,8 +24,9 @@ COUNT_NOUNS = {
     "families", "children", "women", "residents", "vehicles", "buses", "ambulances",
     "convoys", "trucks", "soldiers", "militants", "refugees", "patients", "evacuees",
     "dead", "members", "persons", "men", "gunmen", "displaced", "inhabitants", "cars",
+    "busloads", "lorries", "elderly",
 }  # fmt: skip
-VEHICLES = {"vehicles", "buses", "ambulances", "convoys", "trucks", "cars"}
+VEHICLES = {"vehicles", "buses", "ambulances", "convoys", "trucks", "cars", "busloads", "lorries"}
 UNITS = {
     "km", "kilometres", "kilometers", "kilometre", "kilometer", "miles", "mile", "metres",
     "meters", "years", "year", "months", "month", "days", "day", "hours", "hour", "minutes",
@@ -209,7 +210,10 @@ def find_places(text: str, geocoder: OfflineGeocoder) -> list[PlaceMention]:
 
 
 def _may_start_a_name(word: str) -> bool:
-    return word[:1].isupper() or word.lower() in DIRECTIONS
+    """Capitalised, a direction ("east Aleppo"), or an article before a capital ("al-Waer")."""
+    if word[:1].isupper() or word.lower() in DIRECTIONS:
+        return True
+    return bool(re.match(r"(?:al|el|ad|an|ar|as|ash|at|az)-[A-Z]", word))
 
 
 def _place_at(
@@ -217,6 +221,8 @@ def _place_at(
 ) -> PlaceMention | None:
     span = words[i : i + size]
     start, end = span[0].start(), span[-1].end()
+    if text[end - 2 : end] in ("'s", "’s"):
+        end -= 2  # "Syria's"
     mention = text[start:end]
     if not _looks_like_a_name(text, words, i, span):
         return None
@@ -235,6 +241,9 @@ def _place_at(
     opening = i == 0 or _sentence_start(text, words[i - 1].end(), span[0].start())
     if opening and not _well_known(candidates[0], geocoder):
         return None  # "Buses left…": a capital at a sentence's start says nothing
+    speaks = re.match(rf"\s+{SPEECH}\b", text[end : end + 16])
+    if speaks and size == 1 and not _well_known(candidates[0], geocoder):
+        return None  # "Kerry told reporters": a person; "Moscow says" stays a place
     location: Any = geocoder.geocode(mention)
     if location is None:
         return None
@@ -287,19 +296,18 @@ def _looks_like_a_name(
     first = span[0].group()
     if first.lower() in DIRECTIONS and len(span) > 1 and span[1].group()[:1].isupper():
         return True
-    if not first[:1].isupper():
+    if not _may_start_a_name(first):
         return False
     if first.lower() in STOPWORDS and len(span) == 1:
         return False
-    if i > 0 and not _sentence_start(text, words[i - 1].end(), span[0].start()):
+    if i > 0 and not text[words[i - 1].end() : span[0].start()].strip():
         before = words[i - 1].group()
         if before[:1].isupper() and before.lower() not in STOPWORDS:
             return False  # "John Kerry", "Barack Obama": a name, not a place
     after = text[span[-1].end() : span[-1].end() + 16]
-    following = re.match(r"\s+([A-Z][\w'’-]*)", after)
-    if following and following[1].lower() not in STOPWORDS:
-        return False  # "Vladimir Putin", "Jan Egeland": a first name, not a place
-    return not re.match(rf"\s+{SPEECH}\b", after) or len(span) > 1
+    following = re.match(r"[ \t]+([A-Z][\w'’-]*)", after)
+    # "Vladimir Putin", "Jan Egeland": a first name, not a place
+    return not (following and following[1].lower() not in STOPWORDS)
 
 
 def _sentence_start(text: str, previous_end: int, start: int) -> bool:
@@ -360,8 +368,8 @@ def _figure(sentence: str, offset: int, match: re.Match[str]) -> FigureMention |
         return None  # "one of the buses"
     following = re.match(r"\s*\(?([\w'’]+)", after)
     next_word = following[1].lower() if following else ""
-    if next_word in UNITS or next_word in MONTHS or re.search(r"(?:^|\W)(?:in|since)\s*$", before):
-        return None
+    if next_word in UNITS or next_word in MONTHS or re.search(r"\bag(?:ed|es?)\s*$", before):
+        return None  # distances, durations, dates, ages
     if any(month in before.split()[-1:] for month in MONTHS) or re.match(r"\s*GMT", after):
         return None
     if re.fullmatch(r"(?:19|20)\d\d", match["low"]) and next_word not in COUNT_NOUNS:
