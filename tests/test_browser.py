@@ -166,7 +166,7 @@ def test_map_layer_control_and_sidebar_stay_in_step(
     server: str, page: Page, blocked: list[str]
 ) -> None:
     page.goto(server, wait_until="domcontentloaded")
-    frame = page.frame_locator(MAP_FRAME)
+    frame = page.frame_locator(MAP_FRAME).last  # the newest while a redraw replaces it
     frame.locator(".leaflet-control-layers-overlays").wait_for(timeout=60_000)
     wait_until(page, lambda: corridor_layers(frame) == set(ALL_LAYERS), "every overlay on")
     # the map's first answer (its centre) has reached Python and come back in the URL
