@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
 from geo import names
-from geo.geocoding import OfflineGeocoder
+from geo.geocoding import OfflineGeocoder, haversine_km
 from geo.records import QUALIFIER_WORDS
 
 MAX_WORDS = 5
@@ -206,7 +206,64 @@ def find_places(text: str, geocoder: OfflineGeocoder) -> list[PlaceMention]:
         if offset:
             found = [p for p in found if not (offset.start <= p.start < offset.end)]
             found.append(offset)
+    found = _by_context(found, geocoder)
     return sorted(found, key=lambda place: place.start)
+
+
+NEAR_CONTEXT_KM = 50.0
+SAME_MATCH = 0.03
+"""Candidates this close in match score fit the name equally well (an alias or the name)."""
+
+
+def _by_context(found: list[PlaceMention], geocoder: OfflineGeocoder) -> list[PlaceMention]:
+    """A name that fits several places equally well goes to the one near the text's others.
+
+    "Hamidiyeh" in a report about Homs is the Homs district, not the town near Tartus: when
+    another candidate matching as well (within SAME_MATCH) lies within NEAR_CONTEXT_KM of a
+    place the text names elsewhere, and the first choice lies near none of them, it is swapped.
+    """
+    anchors = [p for p in found if p.kind not in ("country", "region")]
+    resolved = []
+    for place in found:
+        if place.kind == "point" or not anchors:
+            resolved.append(place)
+            continue
+        others = [a for a in anchors if a.name != place.name]
+        if not others or _near(place.latitude, place.longitude, others):
+            resolved.append(place)
+            continue
+        resolved.append(_nearer_candidate(place, others, geocoder) or place)
+    return resolved
+
+
+def _near(latitude: float, longitude: float, others: list[PlaceMention]) -> bool:
+    return any(
+        haversine_km(latitude, longitude, o.latitude, o.longitude) <= NEAR_CONTEXT_KM
+        for o in others
+    )
+
+
+def _nearer_candidate(
+    place: PlaceMention, others: list[PlaceMention], geocoder: OfflineGeocoder
+) -> PlaceMention | None:
+    candidates = geocoder.candidates(place.mention)
+    if not candidates:
+        return None
+    best = candidates[0].score
+    for candidate in candidates[1:]:
+        if best - candidate.score > SAME_MATCH or candidate.entry < 0:
+            continue
+        places = geocoder.gazetteer
+        lat = float(places.latitudes[candidate.entry])
+        lon = float(places.longitudes[candidate.entry])
+        if _near(lat, lon, others):
+            return replace(
+                place, name=places.names[candidate.entry], latitude=lat, longitude=lon,
+                country_code=places.country_codes[candidate.entry],
+                kind=places.kinds[candidate.entry], precision=places.precisions[candidate.entry],
+                id=places.ids[candidate.entry],
+            )  # fmt: skip
+    return None
 
 
 def _may_start_a_name(word: str) -> bool:

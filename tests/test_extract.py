@@ -213,3 +213,13 @@ def test_the_report_page_reads_a_pasted_report(
         "16",
     ]
     assert app.button(key="add_drafts").disabled
+
+
+def test_a_name_shared_by_two_places_goes_to_the_one_near_the_others() -> None:
+    geocoder = OfflineGeocoder()
+    alone = extract("Buses reached Hamidiyeh.", geocoder=geocoder)
+    [far] = [p for p in alone.places if p.mention == "Hamidiyeh"]
+    in_homs = extract("In Homs, buses left the Hamidiyeh district.", geocoder=geocoder)
+    [near] = [p for p in in_homs.places if p.mention == "Hamidiyeh"]
+    assert haversine_km(34.724, 36.726, near.latitude, near.longitude) <= 5  # Homs
+    assert haversine_km(34.724, 36.726, far.latitude, far.longitude) > 50  # near Tartus
