@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime, timedelta
@@ -683,12 +684,32 @@ def add_to_scenario(
     places = s.build(s.PLACES, place_raws, known, log)
     convoys = s.build(s.CONVOYS, convoy_raws, known, log)
     log.raise_if_errors("the reviewed drafts")
+    every_place = {place.id: place for place in (*scenario.places, *places)}
+    routes = [leg for convoy in convoys for leg in _straight_legs(convoy, every_place, source_id)]
     return replaced(
         scenario,
         sources=(*scenario.sources, source),
         places=(*scenario.places, *places),
         convoys=(*scenario.convoys, *convoys),
+        routes=(*scenario.routes, *routes),
     )
+
+
+def _straight_legs(convoy: Any, places: dict[str, Any], source_id: str) -> list[Any]:
+    """Straight, approximate legs origin → via → destination, so the convoy shows on the map."""
+    from shapely.geometry import LineString
+
+    from geo.records import Route, RoutePrecision
+
+    stops = [convoy.origin, *convoy.via, convoy.destination] if convoy.origin else []
+    legs = []
+    for number, (start, end) in enumerate(itertools.pairwise(stops), start=1):
+        a, b = places[start], places[end]
+        line = LineString([(a.longitude, a.latitude), (b.longitude, b.latitude)])
+        legs.append(Route(f"{convoy.id}-leg{number}", convoy.id, number, start, end,
+                          RoutePrecision.APPROXIMATE, (source_id,), line,
+                          quote=convoy.quote))  # fmt: skip
+    return legs
 
 
 def draft_rows(found: Extraction) -> list[dict[str, Any]]:

@@ -183,6 +183,12 @@ def test_reviewed_drafts_are_added_with_their_places_and_source(found: Extractio
         "under_way",
     )
     assert str(added.vehicles) == "nearly 30"
+    [leg] = [r for r in grown.routes if r.convoy == added.id]  # drawn straight, approximate
+    assert (leg.from_place, leg.to_place, leg.precision.value) == (
+        "idlib",
+        "fuaa-kafraya",
+        "approximate",
+    )
     assert grown.sources[-1].id.startswith("report-20161215-")
     assert len(grown.convoys) == len(scenario.convoys) + 1
 
