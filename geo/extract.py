@@ -352,6 +352,9 @@ def _looks_like_a_name(
 ) -> bool:
     """Capitalised, not a person's surname, not a stop word: what news prose writes for places."""
     first = span[0].group()
+    if first.lower() in DIRECTIONS and not first[:1].isupper():
+        # "east Aleppo" yes; "western edge of Aleppo" no
+        return len(span) > 1 and span[1].group()[:1].isupper()
     if first.lower() in DIRECTIONS and len(span) > 1 and span[1].group()[:1].isupper():
         return True
     if not _may_start_a_name(first):
