@@ -5,7 +5,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable, Iterable, MutableMapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -49,7 +49,7 @@ SETTLEMENTS = frozenset({"city", "town", "village", "district"})
 USER_AGENT = "corridor/0.1 (offline-first evacuation maps)"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Candidate:
     """One possible answer: a gazetteer entry (or a derived point) and how well it matched."""
 
@@ -63,7 +63,7 @@ class Candidate:
     name: str = ""
     kind: str = ""
     precision: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -220,6 +220,10 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         found = self._phrase(text, codes, near)
         if found:
             return found
+        if exact is not None:  # found abroad only: and at home, by consonants?
+            best = self._best(exact, codes)
+            at_home = self._best_in_bias_country(key, codes, fuzzy=False) if best else []
+            return self._merge(best, at_home) if at_home else best
         tiers: list[Callable[[], _Hits | None]] = [
             lambda: exact,
             lambda: self._skeleton(key),
@@ -407,7 +411,8 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         ]
         if len(ranked) > 4 * KEEP:
             ranked = heapq.nlargest(4 * KEEP, ranked)
-        ranked.sort(key=lambda item: item[0], reverse=True)
+        if len(ranked) > 1:
+            ranked.sort(key=lambda item: item[0], reverse=True)
         chosen: list[Candidate] = []
         seen: set[int] = set()
         for rank, i in ranked:
@@ -517,7 +522,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         }
         if candidate.method == PHRASE and known:
             raw["id"] = f"{raw['id']}~{candidate.name}"
-        raw.update(candidate.extra)
+        raw.update(candidate.extra or {})
         return raw
 
     def _location(self, candidate: Candidate, *, extra: dict[str, Any] | None = None) -> Location:
