@@ -18,8 +18,7 @@ from typing import Any, TypeVar
 
 import geopandas as gpd
 import pyogrio
-from branca.element import Element, MacroElement
-from jinja2 import Template
+from branca.element import Element
 from shapely.geometry import mapping
 
 from geo import basemap, mapview, tables, timeline
@@ -126,7 +125,7 @@ def page_html(snapshot: Snapshot, *, paper: str | None = None, still: bool = Fal
     folium_map = mapview.build_map(scenario, view, height="100%")
     if still:  # a picture must not catch fitBounds' zoom half-way through its animation
         folium_map.options.update(zoom_animation=False, fade_animation=False)
-    _NorthArrow().add_to(folium_map)
+    mapview.Panel("topright", "corridor-north", NORTH_ARROW).add_to(folium_map)
     root: Any = folium_map.get_root()
     size = _page_size(snapshot, paper)
     still_css = _STILL_CSS if still else ""
@@ -175,31 +174,12 @@ def _foot_html(snapshot: Snapshot) -> str:
     )
 
 
-class _NorthArrow(MacroElement):
-    """A north arrow (Leaflet maps here are always north up)."""
-
-    _template = Template(
-        """
-        {% macro script(this, kwargs) %}
-        (function(map) {
-            var arrow = L.control({position: 'topright'});
-            arrow.onAdd = function() {
-                var div = L.DomUtil.create('div', 'corridor-north');
-                div.innerHTML = '<svg width="26" height="38" viewBox="0 0 26 38">'
-                    + '<path d="M13,2 L22,26 L13,20 L4,26 Z" fill="#222"/>'
-                    + '<text x="13" y="37" text-anchor="middle" font-size="11" '
-                    + 'font-family="sans-serif">N</text></svg>';
-                return div;
-            };
-            arrow.addTo(map);
-        })({{ this._parent.get_name() }});
-        {% endmacro %}
-        """
-    )
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._name = "NorthArrow"
+NORTH_ARROW = (
+    '<svg width="26" height="38" viewBox="0 0 26 38"><path d="M13,2 L22,26 L13,20 L4,26 Z" '
+    'fill="#222"/><text x="13" y="37" text-anchor="middle" font-size="11" '
+    'font-family="sans-serif">N</text></svg>'
+)
+"""Leaflet maps here are always north up."""
 
 
 _READY_JS = """

@@ -6,12 +6,17 @@ import hashlib
 import itertools
 import re
 from dataclasses import asdict, dataclass, field, replace
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Any
 
+from shapely.geometry import LineString
+
+from geo import _schema as s
 from geo import names
+from geo._fields import Spot
+from geo.errors import ProblemLog
 from geo.geocoding import OfflineGeocoder, haversine_km
-from geo.records import QUALIFIER_WORDS
+from geo.records import QUALIFIER_WORDS, Count, Qualifier, Route, RoutePrecision, Source
 
 MAX_WORDS = 5
 """The longest place name looked for, in words."""
@@ -632,13 +637,7 @@ def _is_vehicle(figure: FigureMention) -> bool:
 
 
 def _count_text(figure: FigureMention) -> str:
-    number = str(figure.value) if figure.value is not None else f"{figure.low}-{figure.high}"
-    qualified = f"{figure.qualifier} {number}" if figure.qualifier else number
-    return f"{qualified} {figure.what}"
-
-
-def parse_published(text: str) -> date:
-    return datetime.strptime(text, "%Y-%m-%d").date()
+    return f"{_count_only(figure)} {figure.what}"
 
 
 # --- reviewed drafts into a scenario -------------------------------------------------------
@@ -658,12 +657,6 @@ def add_to_scenario(
     vehicles, people, sentence) goes through the same validation as a scenario file; a
     ValidationError lists every problem and nothing is added.
     """
-    from dataclasses import replace as replaced
-
-    from geo import _schema as s
-    from geo.errors import ProblemLog
-    from geo.records import Source
-
     digest = hashlib.sha256(f"{title}|{published}".encode()).hexdigest()[:6]
     source_id = f"report-{published:%Y%m%d}-{digest}"
     source = Source(source_id, title or "Report pasted in Corridor", "Entered by a Corridor user",
@@ -689,7 +682,7 @@ def add_to_scenario(
     log.raise_if_errors("the reviewed drafts")
     every_place = {place.id: place for place in (*scenario.places, *places)}
     routes = [leg for convoy in convoys for leg in _straight_legs(convoy, every_place, source_id)]
-    return replaced(
+    return replace(
         scenario,
         sources=(*scenario.sources, source),
         places=(*scenario.places, *places),
@@ -700,10 +693,6 @@ def add_to_scenario(
 
 def _straight_legs(convoy: Any, places: dict[str, Any], source_id: str) -> list[Any]:
     """Straight, approximate legs origin → via → destination, so the convoy shows on the map."""
-    from shapely.geometry import LineString
-
-    from geo.records import Route, RoutePrecision
-
     stops = [convoy.origin, *convoy.via, convoy.destination] if convoy.origin else []
     legs = []
     for number, (start, end) in enumerate(itertools.pairwise(stops), start=1):
@@ -737,8 +726,11 @@ def draft_rows(found: Extraction) -> list[dict[str, Any]]:
 
 
 def _count_only(figure: FigureMention) -> str:
-    number = str(figure.value) if figure.value is not None else f"{figure.low}-{figure.high}"
-    return f"{figure.qualifier} {number}" if figure.qualifier else number
+    """The figure in the scenario files' count grammar ('nearly 30', '1500-5000')."""
+    low = figure.value if figure.value is not None else figure.low
+    high = figure.value if figure.value is not None else figure.high
+    qualifier = Qualifier(figure.qualifier) if figure.qualifier else None
+    return str(Count(low or 0, high or 0, qualifier))
 
 
 def _split(value: Any) -> list[str]:
@@ -757,9 +749,6 @@ def _free_id(base: str, taken: set[str]) -> str:
 
 
 def _place_raw(place: PlaceMention, place_id: str, source_id: str, row: dict[str, Any]) -> Any:
-    from geo import _schema as s
-    from geo._fields import Spot
-
     cells = {
         "id": place_id, "name": place.name, "kind": place.kind,
         "latitude": place.latitude, "longitude": place.longitude,
@@ -770,9 +759,6 @@ def _place_raw(place: PlaceMention, place_id: str, source_id: str, row: dict[str
 
 
 def _convoy_raw(row: dict[str, Any], number: int, ids: dict[str, str], source_id: str) -> Any:
-    from geo import _schema as s
-    from geo._fields import Spot
-
     cells = {
         "id": f"{source_id}-convoy-{number}",
         "label": row.get("label") or f"Convoy {number} from the report",

@@ -132,9 +132,6 @@ class Gazetteer:
             self._country_skeletons[country_code] = grouped
         return self._country_skeletons[country_code]
 
-    def written_name(self, key: str) -> str:
-        return self.written[self._positions()[key]]
-
     def keys_with_skeleton(self, bare: str) -> list[str]:
         if not self._skeleton_position:
             self._skeleton_position = {name: i for i, name in enumerate(self.skeleton_names)}

@@ -172,8 +172,8 @@ def build_map(
         position="topleft", primary_length_unit="kilometers", secondary_length_unit="miles"
     ).add_to(m)
     _Hatch().add_to(m)
-    _Panel("topleft", "corridor-title", _title_html(scenario, view)).add_to(m)
-    _Panel("bottomright", "corridor-legend", legend_html(scenario, view)).add_to(m)
+    Panel("topleft", "corridor-title", _title_html(scenario, view)).add_to(m)
+    Panel("bottomright", "corridor-legend", legend_html(scenario, view)).add_to(m)
     _LayerSync(groups).add_to(m)
     make_tree_offline(m, asset_url)
     return m
@@ -558,7 +558,7 @@ class Items(JSCSSMixin, MacroElement):
         self.items = items
 
 
-class _Panel(MacroElement):
+class Panel(MacroElement):
     """A Leaflet control holding ready-made (escaped) HTML: the title and the legend."""
 
     _template = Template(
