@@ -51,6 +51,8 @@ MEASURE_CSS = Asset("leaflet-measure", "dist/leaflet-measure.css")
 CLUSTER_JS = Asset("leaflet.markercluster", "dist/leaflet.markercluster.js")
 CLUSTER_CSS = Asset("leaflet.markercluster", "dist/MarkerCluster.css")
 CLUSTER_DEFAULT_CSS = Asset("leaflet.markercluster", "dist/MarkerCluster.Default.css")
+DRAW_JS = Asset("leaflet-draw", "dist/leaflet.draw.js")
+DRAW_CSS = Asset("leaflet-draw", "dist/leaflet.draw.css")  # its sprites are in dist/images
 BASEMAP_JS = Asset(GENERATED, "basemap.js")
 
 # What each folium class needs instead of its CDN links, by the folium class name.
@@ -69,6 +71,7 @@ OFFLINE: dict[str, tuple[list[tuple[str, Asset]], list[tuple[str, Asset]]]] = {
         [("markerclusterjs", CLUSTER_JS)],
         [("markerclustercss", CLUSTER_CSS), ("markerclusterdefaultcss", CLUSTER_DEFAULT_CSS)],
     ),
+    "Draw": ([("leaflet_draw_js", DRAW_JS)], [("leaflet_draw_css", DRAW_CSS)]),
 }
 OFFLINE["FastMarkerCluster"] = OFFLINE["MarkerCluster"]
 OFFLINE["OfflineBase"] = ([("corridor_basemap", BASEMAP_JS)], [])
@@ -88,8 +91,23 @@ def content(asset: Asset) -> bytes:
     return asset.file.read_bytes()
 
 
-SCRIPT_ORDER = (LEAFLET_JS, ANT_PATH_JS, FULLSCREEN_JS, MEASURE_JS, CLUSTER_JS, BASEMAP_JS)
-STYLE_ORDER = (LEAFLET_CSS, FULLSCREEN_CSS, MEASURE_CSS, CLUSTER_CSS, CLUSTER_DEFAULT_CSS)
+SCRIPT_ORDER = (
+    LEAFLET_JS,
+    ANT_PATH_JS,
+    FULLSCREEN_JS,
+    MEASURE_JS,
+    CLUSTER_JS,
+    DRAW_JS,
+    BASEMAP_JS,
+)
+STYLE_ORDER = (
+    LEAFLET_CSS,
+    FULLSCREEN_CSS,
+    MEASURE_CSS,
+    CLUSTER_CSS,
+    CLUSTER_DEFAULT_CSS,
+    DRAW_CSS,
+)
 BUNDLE_JS = "corridor/bundle.js"
 BUNDLE_CSS = "corridor/bundle.css"
 
