@@ -11,7 +11,7 @@ from typing import Any
 import streamlit as st
 from streamlit_folium import st_folium
 
-from geo import assets, export, mapview, tables, timeline
+from geo import assets, changes, export, mapview, tables, timeline
 from geo.errors import CorridorError
 from geo.mapview import ALL_LAYERS, BASES, LAYER_LABELS, MapView
 from geo.records import Confidence, ConvoyStatus, Scenario
@@ -64,6 +64,9 @@ def moments(scenario: Scenario) -> list[datetime]:
 
 def choose_scenario() -> Scenario:
     """The scenario picked in the sidebar, from the workspace or else the shipped folder."""
+    if ss.get("read_only"):
+        st.sidebar.warning("Read-only: the shipped scenario, not the workspace.")
+        return load_from_folder(str(SETTINGS.default_scenario_dir))
     workspace = SETTINGS.workspace
     modified = _modified(workspace)
     ids = workspace_ids(str(workspace), modified) if modified else []
@@ -396,13 +399,41 @@ def _plain(text: str) -> str:
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$])", r"\\\1", text)
 
 
+def ways_out() -> None:
+    """A broken or locked workspace: read the shipped scenario, or rebuild from the last dump."""
+    workspace = Workspace(SETTINGS.workspace)
+    saved = changes.dumps(workspace)
+    columns = st.columns(2)
+    if columns[0].button("Open the shipped scenario read-only", key="open_read_only"):
+        ss.read_only = True
+        st.rerun()
+    what = (
+        f"the last saved state of {', '.join(folder.name for folder in saved)}"
+        if saved
+        else "the shipped scenario (no saved state was found)"
+    )
+    columns[1].caption(f"Rebuild sets the file aside (renamed, not deleted) and loads {what}.")
+    if columns[1].button("Rebuild the workspace", key="rebuild_workspace"):
+        try:
+            restored = changes.recover(workspace, fallback=SETTINGS.default_scenario_dir)
+        except CorridorError as error:
+            st.error(f"The workspace could not be rebuilt:\n\n{error}")
+            return
+        st.cache_data.clear()
+        ss.flash = f"Rebuilt {workspace.path} with {', '.join(restored)}."
+        st.rerun()
+
+
 def main() -> None:
     st.set_page_config(page_title="Corridor", layout="wide")
     try:
         scenario = choose_scenario()
     except CorridorError as error:
         st.error(f"Corridor could not load the scenario:\n\n{error}")
+        ways_out()
         return
+    if "flash" in ss:
+        st.success(ss.pop("flash"))
     init_state(scenario)
     apply_pending()
     view = sidebar(scenario)

@@ -100,6 +100,34 @@ def positive_integer(value: object) -> int:
     return result
 
 
+def whole_number(value: object) -> int:
+    """A count of things such as fatalities: 0, 1, 2 … (ACLED writes them as plain numbers)."""
+    if isinstance(value, bool):
+        raise FieldError("a whole number from 0 up")
+    try:
+        number_value = float(str(value).strip())
+    except ValueError:
+        raise FieldError("a whole number from 0 up") from None
+    if not number_value.is_integer() or number_value < 0:
+        raise FieldError("a whole number from 0 up")
+    return int(number_value)
+
+
+def level(low: int, high: int) -> Callable[[object], int]:
+    """A small whole number on a scale, such as ACLED's precision codes 1-3."""
+
+    def parse(value: object) -> int:
+        try:
+            result = whole_number(value)
+        except FieldError:
+            raise FieldError(f"a whole number from {low} to {high}") from None
+        if not low <= result <= high:
+            raise FieldError(f"a whole number from {low} to {high}")
+        return result
+
+    return parse
+
+
 def count(value: object) -> Count:
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return Count(value, value)

@@ -24,6 +24,7 @@ from geo.records import (
     Convoy,
     ConvoyStatus,
     Count,
+    Event,
     Figure,
     FigureKind,
     Place,
@@ -36,7 +37,7 @@ from geo.records import (
     ZonePrecision,
 )
 
-Record = Source | Place | Convoy | Figure | Route | ControlZone
+Record = Source | Place | Convoy | Figure | Route | ControlZone | Event
 
 
 @dataclass
@@ -157,6 +158,28 @@ def zone_fields(known: Known) -> list[Field]:
     ]
 
 
+def event_fields(known: Known) -> list[Field]:
+    return [
+        Field("id", f.identifier),
+        Field("date", f.day),
+        Field("event_type", f.text),
+        Field("sub_event_type", f.text, required=False),
+        Field("actor1", f.text, required=False),
+        Field("actor2", f.text, required=False),
+        Field("location", f.text, required=False),
+        Field("admin1", f.text, required=False),
+        Field("country", f.text, required=False),
+        Field("latitude", f.number(-90, 90)),
+        Field("longitude", f.number(-180, 180)),
+        Field("geo_precision", f.level(1, 3), required=False),
+        Field("time_precision", f.level(1, 3), required=False),
+        Field("fatalities", f.whole_number, required=False),
+        Field("notes", f.text, required=False),
+        Field("reported_by", f.text, required=False),
+        Field("source", f.references(known.sources, "source")),
+    ]
+
+
 Check = Callable[[Any], Iterable[tuple[str, str, object, bool]]]
 """A record check yields (field, expected, actual, is_warning) for each problem."""
 
@@ -255,6 +278,7 @@ PLACES = Kind("places", Place, place_fields, check=check_place, complete=complet
 CONVOYS = Kind("convoys", Convoy, convoy_fields, check=check_convoy)
 FIGURES = Kind("figures", Figure, figure_fields)
 ROUTES = Kind("routes", Route, route_fields, geometry=("LineString",))
+EVENTS = Kind("events", Event, event_fields)
 ZONES = Kind(
     "zones", ControlZone, zone_fields, geometry=("Polygon", "MultiPolygon"), check=check_zone
 )

@@ -53,6 +53,10 @@ class WorkspaceError(CorridorError, OSError):
     """The workspace GeoPackage cannot be read or written."""
 
 
+class WorkspaceLockedError(WorkspaceError):
+    """Another session or process holds the workspace's write lock for too long."""
+
+
 class ScenarioNotFoundError(CorridorError, LookupError):
     """A scenario id or folder that does not exist."""
 

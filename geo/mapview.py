@@ -25,6 +25,7 @@ from geo.records import (
     ControlZone,
     Convoy,
     ConvoyStatus,
+    Event,
     Figure,
     FigureKind,
     Place,
@@ -51,6 +52,7 @@ LAYER_LABELS = {
     "convoys": "Convoys (where they are)",
     "places": "Places",
     "figures": "Reported figures",
+    "events": "Conflict events (imported)",
 }
 ALL_LAYERS = tuple(LAYER_LABELS)
 BASES = {"offline": "Offline base only", "osm": "OpenStreetMap (online) over the offline base"}
@@ -80,6 +82,15 @@ FIGURE_COLOURS = {
     FigureKind.DISPLACED: "#E69F00",
     FigureKind.OTHER: "#999999",
 }
+EVENT_COLOURS = {  # ACLED's event types; any other type is grey
+    "Battles": "#D55E00",
+    "Explosions/Remote violence": "#CC79A7",
+    "Violence against civilians": "#000000",
+    "Protests": "#56B4E9",
+    "Riots": "#E69F00",
+    "Strategic developments": "#009E73",
+}
+OTHER_EVENT_COLOUR = "#999999"
 DRAW_ORDER = [  # later states are drawn on top of earlier ones where routes share a road
     ConvoyState.PLANNED,
     ConvoyState.NOT_DEPARTED,
@@ -105,6 +116,9 @@ class MapView:
     organisations: frozenset[str] | None = None
     confidences: frozenset[Confidence] | None = None
     selected: str | None = None
+    event_types: frozenset[str] | None = None
+    event_days: int | None = None
+    """Events of the last `event_days` days up to the moment (None: every earlier event)."""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
@@ -193,6 +207,7 @@ class Shown:
     """Convoys under way whose position is known (the 'convoys' overlay)."""
     places: list[Place]
     figures: list[Figure]
+    events: list[Event]
 
 
 def shown(scenario: Scenario, view: MapView) -> Shown:
@@ -205,6 +220,7 @@ def shown(scenario: Scenario, view: MapView) -> Shown:
         moving=[c for c in convoys if c.position is not None and c.state is ConvoyState.UNDER_WAY],
         places=[p for p in scenario.places if p.kind is not PlaceKind.COUNTRY],
         figures=sorted(timeline.figures_at(scenario, view.at), key=lambda f: -f.count.high),
+        events=timeline.events_at(scenario, view.at, days=view.event_days, types=view.event_types),
     )
 
 
@@ -221,6 +237,7 @@ def _overlays(scenario: Scenario, view: MapView) -> dict[str, folium.FeatureGrou
     items["places"] = [_place(place) for place in records.places]
     for figure in records.figures:
         items["figures"] += _figure(figure, scenario)
+    items["events"] = [_event(event) for event in records.events]
     groups = {}
     for key in ALL_LAYERS:
         group = folium.FeatureGroup(name=LAYER_LABELS[key], show=key in view.layers)
@@ -433,6 +450,30 @@ def _figure(figure: Figure, scenario: Scenario) -> list[Item]:
     ]  # fmt: skip
 
 
+def _event(event: Event) -> Item:
+    colour = EVENT_COLOURS.get(event.event_type, OTHER_EVENT_COLOUR)
+    facts = [
+        ("Date", event.date.isoformat()),
+        ("Type", event.event_type),
+        ("Sub-type", event.sub_event_type),
+        ("Actors", " — ".join(actor for actor in (event.actor1, event.actor2) if actor)),
+        ("Location", ", ".join(part for part in (event.location, event.admin1) if part)),
+        ("Fatalities", str(event.fatalities)),
+        ("Reported by", event.reported_by),
+        ("Location precision", _PRECISION_WORDS.get(event.geo_precision or 0, "")),
+        ("Source", ", ".join(event.source)),
+    ]
+    title = f"{event.event_type}, {event.date:%d %b %Y}"
+    options = {"radius": 4 + min(event.fatalities, 50) ** 0.5, "color": colour, "weight": 1,
+               "fillColor": colour, "fillOpacity": 0.6}  # fmt: skip
+    where = _round([(event.latitude, event.longitude)])[0]
+    tip = esc(f"{title}: {event.location}" if event.location else title)
+    return _item("circle", where, options, tip, card(title, facts, quote=event.notes))
+
+
+_PRECISION_WORDS = {1: "the named place", 2: "near the named place", 3: "the district or province"}
+
+
 def _selection(scenario: Scenario, view: MapView) -> folium.FeatureGroup:
     """A halo under the selected convoy's route (not in the layer control)."""
     group = folium.FeatureGroup(name="Selected convoy", control=False)
@@ -469,6 +510,10 @@ def legend_html(scenario: Scenario, view: MapView) -> str:
         rows.append(_legend_row(small, "Convoy under way (position interpolated)"))
     if "places" in view.layers and records.places:
         rows.append(_legend_row(_PLACE_SVG["city"], "Place (dotted outline: approximate)"))
+    if "events" in view.layers:
+        for kind in dict.fromkeys(event.event_type for event in records.events):
+            colour = EVENT_COLOURS.get(kind, OTHER_EVENT_COLOUR)
+            rows.append(_legend_row(_circle(colour), f"Event: {kind}"))
     if "figures" in view.layers:
         for kind in dict.fromkeys(figure.kind for figure in records.figures):
             label = f"Reported {kind.value.replace('_', ' ')} (area ∝ count)"

@@ -1,4 +1,4 @@
-"""Typed records of a scenario: sources, places, convoys, routes, control zones and figures."""
+"""Typed records of a scenario: sources, places, convoys, routes, zones, figures and events."""
 
 from __future__ import annotations
 
@@ -241,6 +241,29 @@ class Figure:
 
 
 @dataclass(frozen=True)
+class Event:
+    """A dated incident on the ground, such as one row of ACLED's export (not from the report)."""
+
+    id: str
+    date: date
+    event_type: str
+    latitude: float
+    longitude: float
+    source: tuple[str, ...]
+    sub_event_type: str = ""
+    actor1: str = ""
+    actor2: str = ""
+    location: str = ""
+    admin1: str = ""
+    country: str = ""
+    fatalities: int = 0
+    notes: str = ""
+    reported_by: str = ""
+    geo_precision: int | None = None
+    time_precision: int | None = None
+
+
+@dataclass(frozen=True)
 class Scenario:
     """A whole scenario: its metadata and every record, as read from a folder or the workspace."""
 
@@ -257,6 +280,7 @@ class Scenario:
     figures: tuple[Figure, ...] = ()
     routes: tuple[Route, ...] = ()
     zones: tuple[ControlZone, ...] = ()
+    events: tuple[Event, ...] = ()
 
     def place(self, place_id: str) -> Place:
         """The place with this id; KeyError when there is none."""

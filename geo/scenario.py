@@ -25,6 +25,8 @@ from geo.records import Scenario
 SCENARIO_FILE = "scenario.toml"
 CSV_FILES = {s.PLACES: "places.csv", s.CONVOYS: "convoys.csv", s.FIGURES: "figures.csv"}
 GEOJSON_FILES = {s.ROUTES: "routes.geojson", s.ZONES: "zones.geojson"}
+OPTIONAL_CSV_FILES = {s.EVENTS: "events.csv"}
+"""Files a scenario may have: read when present, written when the scenario has such records."""
 FILES = (SCENARIO_FILE, *CSV_FILES.values(), *GEOJSON_FILES.values())
 
 
@@ -59,6 +61,9 @@ def check_scenario(folder: Path | str, *, geocode: bool = True) -> Report:
         raise ScenarioNotFoundError(f"{folder}: not a scenario folder (no {SCENARIO_FILE} in it)")
     log = ProblemLog()
     raws = {kind: list(_raw_rows(folder, kind, log)) for kind in (*CSV_FILES, *GEOJSON_FILES)}
+    for kind, name in OPTIONAL_CSV_FILES.items():
+        if (folder / name).is_file():
+            raws[kind] = list(_csv_rows(folder / name, kind, log))
     meta, source_raws = _read_meta(folder / SCENARIO_FILE, log)
     if meta.get("id") and meta["id"] != folder.name:
         log.warn(SCENARIO_FILE, "", "id", f"the folder's name {folder.name!r}", meta["id"])
@@ -102,6 +107,7 @@ def assemble(
         figures=tuple(records.get(s.FIGURES, ())),
         routes=tuple(records.get(s.ROUTES, ())),
         zones=tuple(records.get(s.ZONES, ())),
+        events=tuple(records.get(s.EVENTS, ())),
     )
 
 
@@ -194,6 +200,11 @@ def write_scenario(scenario: Scenario, folder: Path | str) -> Path:
         SCENARIO_FILE: _meta_text(scenario),
         **{
             name: _csv_text(getattr(scenario, kind.name), kind, scenario.timezone)
+            for kind, name in OPTIONAL_CSV_FILES.items()
+            if getattr(scenario, kind.name)
+        },
+        **{
+            name: _csv_text(getattr(scenario, kind.name), kind, scenario.timezone)
             for kind, name in CSV_FILES.items()
         },
         **{
@@ -202,6 +213,9 @@ def write_scenario(scenario: Scenario, folder: Path | str) -> Path:
         },
     }
     write_files(folder, files)
+    for name in OPTIONAL_CSV_FILES.values():
+        if name not in files:
+            (folder / name).unlink(missing_ok=True)  # no such records now: no stale file
     return folder
 
 

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pandas as pd
 
+from geo import _schema as s
 from geo import timeline
+from geo.changes import Edit
 from geo.records import CONVOY_COUNTS, Count, Figure, Scenario
+from geo.scenario import iso_local
 from geo.timeline import ConvoyState
 
 
@@ -62,6 +66,49 @@ def convoys_table(scenario: Scenario, at: datetime | None = None) -> pd.DataFram
         for convoy in scenario.convoys
     ]
     return pd.DataFrame(rows)
+
+
+EDITABLE_CONVOY_FIELDS = ("status", "depart", "arrive", "time_precision", *CONVOY_COUNTS,
+                          "confidence")  # fmt: skip
+"""What the convoy editor lets a user change; the rest comes from sources and is edited there."""
+
+
+def editable_convoys(scenario: Scenario) -> pd.DataFrame:
+    """The convoys' editable cells as text, as a scenario file writes them (local ISO times)."""
+    rows = []
+    for convoy in scenario.convoys:
+        cells = s.to_cells(convoy, s.CONVOYS)
+        row = {"id": convoy.id, "convoy": convoy.label}
+        for name in EDITABLE_CONVOY_FIELDS:
+            value = cells[name]
+            if isinstance(value, datetime):
+                value = iso_local(value, scenario.timezone)
+            row[name] = "" if value is None else str(value)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["id", "convoy", *EDITABLE_CONVOY_FIELDS])
+
+
+def convoy_edits(before: pd.DataFrame, after: pd.DataFrame) -> list[Edit]:
+    """One update per convoy whose editable cells the user changed (blank clears a cell)."""
+    old = before.set_index("id")
+    edits = []
+    for row in after.to_dict("records"):
+        record_id = str(row["id"])
+        changed = {
+            name: _edited(row[name])
+            for name in EDITABLE_CONVOY_FIELDS
+            if _edited(row[name]) != _edited(old.at[record_id, name])
+        }
+        if changed:
+            edits.append(Edit("update", "convoys", record_id, changed))
+    return edits
+
+
+def _edited(value: object) -> str | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    text = str(value).strip()
+    return text or None
 
 
 def figures_table(scenario: Scenario) -> pd.DataFrame:

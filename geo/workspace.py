@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
@@ -9,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import filelock
 import geopandas as gpd
 import pandas as pd
 import pyogrio
@@ -18,8 +20,8 @@ from geo import _fields as f
 from geo import _schema as s
 from geo._atomic import atomic_path
 from geo._fields import Spot
-from geo.errors import ProblemLog, ScenarioNotFoundError, WorkspaceError
-from geo.records import Place, Scenario
+from geo.errors import ProblemLog, ScenarioNotFoundError, WorkspaceError, WorkspaceLockedError
+from geo.records import Event, Place, Scenario
 from geo.scenario import assemble, meta_fields
 
 SCENARIO_ID = "scenario_id"
@@ -42,15 +44,39 @@ LAYERS = (
     Layer(s.FIGURES),
     Layer(s.ROUTES, "LineString"),
     Layer(s.ZONES, "Unknown"),  # Polygon and MultiPolygon side by side, kept as they were
+    Layer(s.EVENTS, "Point"),
 )
+POINT_KINDS = (s.PLACES, s.EVENTS)
+"""Records stored as a Point whose coordinates are the record's latitude and longitude."""
 TABLES = (SCENARIOS_LAYER, *(layer.kind.name for layer in LAYERS))
+LOCK_SECONDS = 15.0
+"""How long a writer waits for another process's transaction before giving up."""
 
 
 class Workspace:
-    """A GeoPackage file of scenarios; every save rewrites it through a temporary copy."""
+    """A GeoPackage file of scenarios; every save rewrites it through a temporary copy.
 
-    def __init__(self, path: Path | str) -> None:
+    Writers take the workspace's lock (a ``.lock`` file beside it) for a whole read-change-write
+    transaction, so that edits from two browser sessions or processes are applied one after the
+    other, each to the other's result; readers never wait (a rename swaps the file whole).
+    """
+
+    def __init__(self, path: Path | str, *, lock_seconds: float = LOCK_SECONDS) -> None:
         self.path = Path(path)
+        self._lock = filelock.FileLock(str(self.path) + ".lock", timeout=lock_seconds)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Hold the workspace's write lock; WorkspaceLockedError when it stays taken."""
+        try:
+            with self._lock:
+                yield
+        except filelock.Timeout:
+            raise WorkspaceLockedError(
+                f"{self.path}: another session or process has held the workspace's lock "
+                f"({self._lock.lock_file}) for more than {self._lock.timeout:g} s; try again, "
+                "or open the scenario read-only"
+            ) from None
 
     def exists(self) -> bool:
         return self.path.is_file()
@@ -66,18 +92,33 @@ class Workspace:
         scenario_id = self._resolve(scenario_id)
         log = ProblemLog()
         meta = self._meta(scenario_id, log)
-        raws = {layer.kind: self._raws(layer, scenario_id) for layer in LAYERS}
+        present = _layer_names(self.path)
+        raws = {
+            layer.kind: self._raws(layer, scenario_id) if layer.kind.name in present else []
+            for layer in LAYERS
+        }
         sources = raws.pop(s.SOURCES)
         scenario = assemble(meta, sources, raws, log)
         log.raise_if_errors(f"{self.path} (scenario {scenario_id!r})")
         assert scenario is not None
         return scenario
 
-    def save(self, scenario: Scenario) -> None:
-        """Add the scenario, or replace the one with its id, in one all-or-nothing rewrite."""
+    def save(self, scenario: Scenario, *, append: dict[str, pd.DataFrame] | None = None) -> None:
+        """Add the scenario, or replace the one with its id, in one all-or-nothing rewrite.
+
+        ``append`` adds rows to other (non-scenario) tables in the same rewrite, such as the
+        change log, so that a change and its record are written together or not at all.
+        """
+        with self.transaction():
+            self._save(scenario, append or {})
+
+    def _save(self, scenario: Scenario, append: dict[str, pd.DataFrame]) -> None:
         present = _layer_names(self.path) if self.exists() else set()
         tables = {name: self._table(name) if name in present else None for name in TABLES}
         others = self._other_layers()
+        for name, rows in append.items():
+            kept = others.get(name, (None, None))[0]
+            others[name] = (_concat(kept, rows), None)
         fresh = _scenario_tables(scenario)
         with atomic_path(self.path) as temporary:
             temporary.unlink()
@@ -132,7 +173,7 @@ class Workspace:
         raws = []
         for cells, geometry in zip(_cells(rows), geometries, strict=True):
             spot = Spot(f"{self.path.name}:{layer.kind.name}", f"id {cells.get('id')!r}")
-            if layer.kind is s.PLACES and geometry is not None:
+            if layer.kind in POINT_KINDS and geometry is not None:
                 cells["longitude"], cells["latitude"] = geometry.x, geometry.y
                 geometry = None
             raws.append(s.RawRecord(spot, cells, geometry))
@@ -202,7 +243,7 @@ def _typed(frame: pd.DataFrame, moments: set[str]) -> pd.DataFrame:
 
 
 def _geometry(record: Any) -> shapely.Geometry:
-    if isinstance(record, Place):
+    if isinstance(record, Place | Event):
         return shapely.Point(record.longitude, record.latitude)
     return record.geometry
 
@@ -262,9 +303,10 @@ class GeocodeCache(MutableMapping[str, dict[str, Any] | None]):
             "asked_at": datetime.now(UTC),
         }
         frame = _typed(pd.DataFrame([row]), {"asked_at"})
-        pyogrio.write_dataframe(
-            frame, self.workspace.path, layer=GEOCODE_CACHE_LAYER, driver="GPKG", append=True
-        )
+        with self.workspace.transaction():  # not while another writer swaps the file
+            pyogrio.write_dataframe(
+                frame, self.workspace.path, layer=GEOCODE_CACHE_LAYER, driver="GPKG", append=True
+            )
         self._answers[key] = value
 
     def __delitem__(self, key: str) -> None:

@@ -8,6 +8,7 @@ from datetime import date
 import pandas as pd
 import streamlit as st
 
+from geo import changes
 from geo.errors import CorridorError, ValidationError
 from geo.extract import Extraction, add_to_scenario, draft_rows, extract
 from geo.settings import Settings
@@ -100,7 +101,10 @@ def add(found: Extraction, rows: list[dict[str, object]], title: str, published:
     workspace = Workspace(SETTINGS.workspace)
     try:
         scenario = workspace.load(SETTINGS.default_scenario)
-        workspace.save(add_to_scenario(scenario, found, rows, title=title, published=published))
+        added = add_to_scenario(scenario, found, rows, title=title, published=published)
+        edits = changes.edits_between(scenario, added)
+        who = str(st.session_state.get("who") or "the report page")
+        changes.commit(workspace, scenario.id, edits, who=who, note=f"convoys from {title}")
     except ValidationError as error:
         st.error(f"Nothing was added:\n\n{error}")
         return

@@ -16,7 +16,7 @@ from geo.records import Scenario
 from geo.scenario import read_scenario, write_scenario
 from geo.workspace import Workspace
 
-FEATURES = {"places", "routes", "zones"}
+FEATURES = {"places", "routes", "zones", "events"}
 ATTRIBUTES = {"convoys", "figures", "sources", "scenarios"}
 
 
@@ -115,7 +115,7 @@ def test_failed_save_leaves_file_as_it_was(
         workspace.save(shipped)
     assert len(calls) == 3
     assert workspace.path.read_bytes() == before
-    assert [p.name for p in workspace.path.parent.iterdir()] == ["w.gpkg"]
+    assert sorted(p.name for p in workspace.path.parent.iterdir()) == ["w.gpkg", "w.gpkg.lock"]
     assert workspace.scenario_ids() == ["tiny"]
 
 
@@ -128,7 +128,7 @@ def test_failed_first_save_leaves_no_file(
     monkeypatch.setattr(geo.workspace, "_write", failing_write)
     with pytest.raises(WorkspaceError, match="cannot write"):
         workspace.save(tiny)
-    assert list(workspace.path.parent.iterdir()) == []
+    assert [p.name for p in workspace.path.parent.iterdir()] == ["w.gpkg.lock"]
 
 
 def test_load_unknown_id_names_the_ids_present(

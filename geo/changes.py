@@ -1,0 +1,389 @@
+"""Edits to a workspace scenario: validated, written in one transaction, logged, and undoable."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+from shapely.geometry import mapping, shape
+from shapely.geometry.base import BaseGeometry
+
+from geo import _schema as s
+from geo._fields import Spot
+from geo.errors import CorridorError, Problem, ProblemLog, ValidationError, WorkspaceError
+from geo.records import Scenario
+from geo.scenario import assemble, meta_fields, read_scenario, write_scenario
+from geo.workspace import LAYERS, Workspace
+
+CHANGES_LAYER = "changes"
+KINDS = {layer.kind.name: layer.kind for layer in LAYERS}
+Action = Literal["add", "update", "delete"]
+
+
+class NothingToUndoError(CorridorError, LookupError):
+    """The change log holds no change that can still be undone."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One change to one record: add it (all its cells), update some cells, or delete it.
+
+    Cells are as in a scenario file (text, numbers, dates); a record with a shape carries it
+    under "geometry" as a shapely geometry.
+    """
+
+    action: Action
+    layer: str
+    record_id: str
+    cells: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One row of the change log: what changed, the old and the new value, when and by whom."""
+
+    batch: str
+    at: datetime
+    who: str
+    scenario_id: str
+    action: str
+    layer: str
+    record_id: str
+    field: str
+    old: Any
+    new: Any
+    note: str = ""
+    undoes: str = ""
+
+
+def commit(
+    workspace: Workspace,
+    scenario_id: str,
+    edits: Sequence[Edit],
+    *,
+    who: str,
+    note: str = "",
+    undoes: str = "",
+) -> list[Change]:
+    """Apply edits to the workspace's current scenario in one transaction, and log them.
+
+    The scenario is read again under the workspace's lock, so edits made meanwhile by another
+    session are kept. Every rule of a scenario file applies; on any problem ValidationError
+    lists them all and nothing is written.
+    """
+    with workspace.transaction():
+        current = workspace.load(scenario_id)
+        cells = _cells_by_kind(current)
+        for edit in edits:
+            _apply(edit, cells)
+        subject = f"{workspace.path} (scenario {scenario_id!r})"
+        scenario = _rebuild(current, cells, subject=subject)
+        stamp = _Stamp(uuid.uuid4().hex[:12], datetime.now(UTC).replace(microsecond=0), who,
+                       scenario_id, note, undoes)  # fmt: skip
+        changes = _differences(current, scenario, edits, stamp)
+        if changes:
+            workspace.save(scenario, append={CHANGES_LAYER: _frame(changes)})
+            _dump(workspace, scenario)
+    return changes
+
+
+def history(workspace: Workspace, scenario_id: str | None = None) -> list[Change]:
+    """The change log, oldest first (of one scenario when `scenario_id` is given)."""
+    if not workspace.exists():
+        return []
+    try:
+        frame = workspace._table(CHANGES_LAYER)
+    except WorkspaceError:
+        return []
+    changes = [_change({str(k): v for k, v in row.items()}) for row in frame.to_dict("records")]
+    return [c for c in changes if scenario_id is None or c.scenario_id == scenario_id]
+
+
+def undoable(workspace: Workspace, scenario_id: str, *, who: str | None = None) -> list[Change]:
+    """The last batch of changes not undone yet (made by `who`, when given); [] when none."""
+    changes = history(workspace, scenario_id)
+    undone = {c.undoes for c in changes if c.undoes}
+    for change in reversed(changes):
+        if change.undoes or change.batch in undone or (who and change.who != who):
+            continue
+        return [c for c in changes if c.batch == change.batch]
+    return []
+
+
+def undo(workspace: Workspace, scenario_id: str, *, who: str) -> list[Change]:
+    """Undo the last batch of changes (by `who`), as a new logged batch that restores it.
+
+    Refused, with the reason, when a record it touched has changed since.
+    """
+    with workspace.transaction():
+        batch = undoable(workspace, scenario_id, who=who)
+        if not batch:
+            raise NothingToUndoError(
+                f"{workspace.path}: no change by {who!r} to undo in scenario {scenario_id!r}"
+            )
+        edits = [_inverse(change) for change in reversed(batch)]
+        _check_unchanged(workspace.load(scenario_id), batch)
+        note = f"undo of {batch[0].note or batch[0].action} ({batch[0].at:%Y-%m-%d %H:%M} UTC)"
+        return commit(workspace, scenario_id, edits, who=who, note=note, undoes=batch[0].batch)
+
+
+def dump_folder(workspace: Workspace, scenario_id: str) -> Path:
+    """Where the last good state of a scenario is kept as a scenario folder (see `commit`)."""
+    return workspace.path.with_name(f"{workspace.path.stem}.dumps") / scenario_id
+
+
+def dumps(workspace: Workspace) -> list[Path]:
+    """Every dump folder of the workspace's scenarios."""
+    root = workspace.path.with_name(f"{workspace.path.stem}.dumps")
+    return sorted(p for p in root.glob("*") if (p / "scenario.toml").is_file())
+
+
+def edits_between(base: Scenario, new: Scenario) -> list[Edit]:
+    """The edits that turn `base` into `new` (for tools that build a whole new scenario)."""
+    before, after = _cells_by_kind(base), _cells_by_kind(new)
+    edits: list[Edit] = []
+    for layer in KINDS:
+        old_rows = {row["id"]: row for row in before[layer]}
+        new_rows = {row["id"]: row for row in after[layer]}
+        for record_id, row in new_rows.items():
+            if record_id not in old_rows:
+                edits.append(Edit("add", layer, record_id, row))
+                continue
+            changed = {
+                name: value
+                for name, value in row.items()
+                if _jsonable(value) != _jsonable(old_rows[record_id].get(name))
+            }
+            if changed:
+                edits.append(Edit("update", layer, record_id, changed))
+        edits += [Edit("delete", layer, rid) for rid in old_rows if rid not in new_rows]
+    return edits
+
+
+def recover(workspace: Workspace, *, fallback: Path | None = None) -> list[str]:
+    """Set a broken workspace file aside (it is kept) and rebuild it from its scenario dumps.
+
+    With no dump, the `fallback` scenario folder (the shipped scenario) is loaded instead.
+    Returns the ids of the scenarios restored.
+    """
+    with workspace.transaction():
+        if workspace.path.exists():
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+            workspace.path.replace(
+                workspace.path.with_name(f"{workspace.path.name}.broken-{stamp}")
+            )
+        folders = dumps(workspace) or ([fallback] if fallback else [])
+        restored = []
+        for folder in folders:
+            scenario = read_scenario(folder)
+            workspace.save(scenario)
+            restored.append(scenario.id)
+    return restored
+
+
+# --- applying edits ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Stamp:
+    batch: str
+    at: datetime
+    who: str
+    scenario_id: str
+    note: str
+    undoes: str
+
+    def change(self, edit: Edit, name: str, old: Any, new: Any) -> Change:
+        return Change(
+            self.batch, self.at, self.who, self.scenario_id, edit.action, edit.layer,
+            edit.record_id, name, old, new, self.note, self.undoes,
+        )  # fmt: skip
+
+
+def _apply(edit: Edit, cells: dict[str, list[dict[str, Any]]]) -> None:
+    if edit.layer not in KINDS:
+        raise ValidationError([_problem(edit, "layer", f"one of {', '.join(KINDS)}", edit.layer)])
+    rows = cells[edit.layer]
+    found = [row for row in rows if row.get("id") == edit.record_id]
+    if edit.action == "add":
+        if found:
+            raise ValidationError([_problem(edit, "id", "an id not used yet", edit.record_id)])
+        rows.append({**edit.cells, "id": edit.record_id})
+        return
+    if not found:
+        raise ValidationError([_problem(edit, "id", f"the id of a record in {edit.layer}", None)])
+    if edit.action == "delete":
+        rows.remove(found[0])
+        return
+    for name, value in edit.cells.items():
+        if name == "id" or (name not in found[0] and name != "geometry"):
+            expected = f"a field of {edit.layer} other than id"
+            raise ValidationError([_problem(edit, name, expected, value)])
+        found[0][name] = value
+
+
+def _differences(
+    before: Scenario, after: Scenario, edits: Sequence[Edit], stamp: _Stamp
+) -> list[Change]:
+    """The log rows: each record's cells before and after, as stored (normalised) values."""
+    old_cells, new_cells = _cells_by_kind(before), _cells_by_kind(after)
+    changes = []
+    for edit in edits:
+        old = _jsonable(_row(old_cells, edit.layer, edit.record_id))
+        new = _jsonable(_row(new_cells, edit.layer, edit.record_id))
+        if edit.action != "update":
+            changes.append(stamp.change(edit, "", old, new))
+            continue
+        for name in edit.cells:
+            if old.get(name) != new.get(name):
+                changes.append(stamp.change(edit, name, old.get(name), new.get(name)))
+    return changes
+
+
+def _row(cells: dict[str, list[dict[str, Any]]], layer: str, record_id: str) -> Any:
+    return next((row for row in cells[layer] if row.get("id") == record_id), None)
+
+
+def _problem(edit: Edit, name: str, expected: str, actual: object) -> Problem:
+    return Problem(f"edit of {edit.layer}", f"id {edit.record_id!r}", name, expected, actual)
+
+
+def _cells_by_kind(scenario: Scenario) -> dict[str, list[dict[str, Any]]]:
+    found: dict[str, list[dict[str, Any]]] = {}
+    for name, kind in KINDS.items():
+        rows = []
+        for record in getattr(scenario, name):
+            row = s.to_cells(record, kind)
+            if kind.geometry:
+                row["geometry"] = record.geometry
+            rows.append(row)
+        found[name] = rows
+    return found
+
+
+def _rebuild(
+    current: Scenario, cells: dict[str, list[dict[str, Any]]], *, subject: str
+) -> Scenario:
+    """The scenario from edited cells, checked by the same rules as a scenario folder."""
+    log = ProblemLog()
+    raws = {
+        KINDS[name]: [_raw(name, row) for row in rows]
+        for name, rows in cells.items()
+        if name != s.SOURCES.name
+    }
+    meta = {spec.name: getattr(current, spec.name) for spec in meta_fields()}
+    scenario = assemble(meta, [_raw("sources", row) for row in cells["sources"]], raws, log)
+    log.raise_if_errors(subject)
+    assert scenario is not None
+    return scenario
+
+
+def _raw(name: str, row: dict[str, Any]) -> s.RawRecord:
+    values = {key: value for key, value in row.items() if key != "geometry"}
+    geometry = row.get("geometry")
+    if isinstance(geometry, dict):
+        geometry = shape(geometry)
+    return s.RawRecord(Spot(f"edit of {name}", f"id {row.get('id')!r}"), values, geometry)
+
+
+def _dump(workspace: Workspace, scenario: Scenario) -> None:
+    """Keep the scenario's new state as a folder too: the way back if the file is ever lost."""
+    try:
+        write_scenario(scenario, dump_folder(workspace, scenario.id))
+    except OSError as error:
+        raise WorkspaceError(
+            f"{workspace.path}: the change was saved but its dump could not be written ({error})"
+        ) from error
+
+
+# --- undo ---------------------------------------------------------------------------------
+
+
+def _inverse(change: Change) -> Edit:
+    if change.action == "add":
+        return Edit("delete", change.layer, change.record_id)
+    if change.action == "delete":
+        cells = dict(change.old)
+        return Edit("add", change.layer, change.record_id, cells)
+    return Edit("update", change.layer, change.record_id, {change.field: change.old})
+
+
+def _check_unchanged(scenario: Scenario, batch: Iterable[Change]) -> None:
+    """Refuse to undo over a later change: the records must still be as the batch left them."""
+    cells = _cells_by_kind(scenario)
+    problems = []
+    for change in batch:
+        row = _jsonable(_row(cells, change.layer, change.record_id))
+        now = row.get(change.field) if change.field and row is not None else row
+        if now != change.new:
+            where = f"{change.layer} id {change.record_id!r}"
+            expected = "the value this change left" if change.new is not None else "no record"
+            problems.append(Problem("undo", where, change.field, expected, now))
+    if problems:
+        raise ValidationError(
+            problems, subject="undo refused: changed again since (undo the later change first)"
+        )
+
+
+# --- the change log as a table ----------------------------------------------------------------
+
+
+def _jsonable(value: Any) -> Any:
+    """A cell (or row of cells) as JSON-ready values: text, numbers, lists and dicts."""
+    if isinstance(value, dict):
+        return {key: _jsonable(item) for key, item in value.items()}
+    if isinstance(value, BaseGeometry):
+        return mapping(value)
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, tuple | list):
+        return [_jsonable(item) for item in value]
+    if hasattr(value, "item"):  # a numpy or pandas scalar, as a data editor returns them
+        value = value.item()
+    return json.loads(json.dumps(value))
+
+
+COLUMNS = ("batch", "at", "who", "scenario_id", "action", "layer", "record_id", "field", "old",
+           "new", "note", "undoes")  # fmt: skip
+
+
+def _frame(changes: list[Change]) -> pd.DataFrame:
+    rows = [
+        {name: getattr(change, name) for name in COLUMNS}
+        | {"old": _text(change.old), "new": _text(change.new)}
+        for change in changes
+    ]
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    frame["at"] = pd.to_datetime(frame["at"], utc=True).astype("datetime64[ms, UTC]")
+    return frame
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _change(row: dict[str, Any]) -> Change:
+    moment = row["at"]
+    at = moment.to_pydatetime() if isinstance(moment, pd.Timestamp) else moment
+    return Change(
+        batch=str(row["batch"]),
+        at=at if at.tzinfo else at.replace(tzinfo=UTC),
+        who=str(row["who"] or ""),
+        scenario_id=str(row["scenario_id"]),
+        action=str(row["action"]),
+        layer=str(row["layer"]),
+        record_id=str(row["record_id"]),
+        field=str(row["field"] or ""),
+        old=json.loads(row["old"]) if row["old"] else None,
+        new=json.loads(row["new"]) if row["new"] else None,
+        note=str(row["note"] or ""),
+        undoes=str(row["undoes"] or ""),
+    )

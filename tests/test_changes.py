@@ -1,0 +1,202 @@
+"""Edits to the workspace: validated, logged, undoable, safe with two writers, recoverable."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from geo import changes
+from geo.changes import Edit
+from geo.errors import ValidationError, WorkspaceLockedError
+from geo.records import ConvoyStatus, Count, Scenario
+from geo.scenario import read_scenario
+from geo.workspace import Workspace
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def tiny(tiny_dir: Path) -> Scenario:
+    return read_scenario(tiny_dir)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, tiny: Scenario) -> Workspace:
+    found = Workspace(tmp_path / "workspace.gpkg")
+    found.save(tiny)
+    return found
+
+
+def convoy(workspace: Workspace, convoy_id: str) -> object:
+    return next(c for c in workspace.load("tiny").convoys if c.id == convoy_id)
+
+
+def test_an_edit_is_saved_and_logged_with_old_and_new(workspace: Workspace) -> None:
+    done = changes.commit(
+        workspace, "tiny", [Edit("update", "convoys", "c1", {"status": "halted"})], who="ana"
+    )
+    assert convoy(workspace, "c1").status is ConvoyStatus.HALTED  # type: ignore[attr-defined]
+    [change] = changes.history(workspace, "tiny")
+    assert change == done[0]
+    assert (change.who, change.layer, change.record_id, change.field) == (
+        "ana", "convoys", "c1", "status"
+    )  # fmt: skip
+    assert (change.old, change.new) == ("arrived", "halted")
+
+
+def test_edits_survive_a_fresh_open(workspace: Workspace) -> None:
+    changes.commit(
+        workspace, "tiny", [Edit("update", "convoys", "c2", {"people": "about 40"})], who="b"
+    )
+    reopened = Workspace(workspace.path)
+    assert convoy(reopened, "c2").people == Count(40, 40, "about")  # type: ignore[attr-defined]
+
+
+def test_a_bad_edit_is_refused_and_nothing_is_written(workspace: Workspace) -> None:
+    before = workspace.path.read_bytes()
+    bad = [
+        Edit("update", "convoys", "c1", {"status": "flying"}),
+        Edit("update", "convoys", "c2", {"arrive": "2016-12-15T10:00Z"}),
+    ]
+    with pytest.raises(ValidationError, match=r"(?s)'status'.*flying.*'arrive'.*after depart"):
+        changes.commit(workspace, "tiny", bad, who="ana")
+    assert workspace.path.read_bytes() == before
+    assert changes.history(workspace, "tiny") == []
+
+
+def test_unknown_record_and_field_are_named(workspace: Workspace) -> None:
+    with pytest.raises(ValidationError, match=r"id 'nope'.*the id of a record in convoys"):
+        changes.commit(workspace, "tiny", [Edit("update", "convoys", "nope", {})], who="a")
+    with pytest.raises(ValidationError, match=r"field 'colour'"):
+        changes.commit(
+            workspace, "tiny", [Edit("update", "convoys", "c1", {"colour": "red"})], who="a"
+        )
+
+
+def test_undo_restores_the_previous_value(workspace: Workspace) -> None:
+    changes.commit(
+        workspace,
+        "tiny",
+        [Edit("update", "convoys", "c1", {"status": "halted", "people": "12"})],
+        who="ana",
+    )
+    changes.undo(workspace, "tiny", who="ana")
+    restored = convoy(workspace, "c1")
+    assert restored.status is ConvoyStatus.ARRIVED  # type: ignore[attr-defined]
+    assert str(restored.people) == "1500-5000"  # type: ignore[attr-defined]
+    assert changes.undoable(workspace, "tiny", who="ana") == []
+    with pytest.raises(changes.NothingToUndoError, match="no change by 'ana'"):
+        changes.undo(workspace, "tiny", who="ana")
+
+
+def test_undo_removes_an_added_record_and_brings_back_a_deleted_one(
+    workspace: Workspace, tiny: Scenario
+) -> None:
+    zone = tiny.zones[0]
+    changes.commit(workspace, "tiny", [Edit("delete", "zones", zone.id)], who="ana")
+    assert zone.id not in {z.id for z in workspace.load("tiny").zones}
+    changes.undo(workspace, "tiny", who="ana")
+    back = next(z for z in workspace.load("tiny").zones if z.id == zone.id)
+    assert back == zone
+
+
+def test_undo_takes_the_users_own_last_change(workspace: Workspace) -> None:
+    changes.commit(workspace, "tiny", [Edit("update", "convoys", "c1", {"buses": "11"})], who="a")
+    changes.commit(workspace, "tiny", [Edit("update", "convoys", "c2", {"buses": "7"})], who="b")
+    changes.undo(workspace, "tiny", who="a")
+    assert convoy(workspace, "c1").buses == Count(10, 10)  # type: ignore[attr-defined]
+    assert convoy(workspace, "c2").buses == Count(7, 7)  # type: ignore[attr-defined]
+
+
+def test_undo_is_refused_over_a_later_change(workspace: Workspace) -> None:
+    changes.commit(workspace, "tiny", [Edit("update", "convoys", "c1", {"buses": "11"})], who="a")
+    changes.commit(workspace, "tiny", [Edit("update", "convoys", "c1", {"buses": "12"})], who="b")
+    with pytest.raises(ValidationError, match=r"undo refused.*\n.*convoys id 'c1'.*'12'"):
+        changes.undo(workspace, "tiny", who="a")
+    assert convoy(workspace, "c1").buses == Count(12, 12)  # type: ignore[attr-defined]
+
+
+def test_each_commit_leaves_a_dump_that_reads_back(workspace: Workspace) -> None:
+    changes.commit(workspace, "tiny", [Edit("update", "convoys", "c1", {"buses": "9"})], who="a")
+    [folder] = changes.dumps(workspace)
+    assert read_scenario(folder) == workspace.load("tiny")
+
+
+def test_recover_sets_a_broken_file_aside_and_restores_the_dump(workspace: Workspace) -> None:
+    changes.commit(workspace, "tiny", [Edit("update", "convoys", "c1", {"buses": "9"})], who="a")
+    expected = workspace.load("tiny")
+    workspace.path.write_bytes(b"\x00 not a GeoPackage any more")
+    assert changes.recover(workspace) == ["tiny"]
+    assert workspace.load("tiny") == expected
+    [aside] = workspace.path.parent.glob("workspace.gpkg.broken-*")
+    assert aside.read_bytes() == b"\x00 not a GeoPackage any more"
+
+
+def test_a_held_lock_gives_a_clear_error(workspace: Workspace) -> None:
+    impatient = Workspace(workspace.path, lock_seconds=0.2)
+    with workspace.transaction():
+        with pytest.raises(WorkspaceLockedError, match=r"another session or process.*read-only"):
+            impatient.save(impatient.load("tiny"))
+
+
+def test_edits_between_two_scenarios(tiny: Scenario) -> None:
+    from dataclasses import replace
+
+    edited = replace(
+        tiny,
+        convoys=(replace(tiny.convoys[0], status=ConvoyStatus.HALTED), *tiny.convoys[1:]),
+        zones=tiny.zones[1:],
+    )
+    found = changes.edits_between(tiny, edited)
+    assert [(e.action, e.layer, e.record_id) for e in found] == [
+        ("update", "convoys", tiny.convoys[0].id),
+        ("delete", "zones", tiny.zones[0].id),
+    ]
+    assert found[0].cells == {"status": "halted"}
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from geo import changes
+    from geo.changes import Edit
+    from geo.workspace import Workspace
+    path, convoy, field, start = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+    while time.time() < start:
+        time.sleep(0.01)
+    workspace = Workspace(path, lock_seconds=120)
+    for value in range(1, 7):
+        edit = Edit("update", "convoys", convoy, {field: str(value)})
+        changes.commit(workspace, "tiny", [edit], who=convoy)
+    """
+)
+
+
+def test_two_processes_editing_at_once_both_keep_their_edits(workspace: Workspace) -> None:
+    import time
+
+    start = str(time.time() + 1.5)
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(workspace.path), convoy_id, field, start],
+            cwd=ROOT,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for convoy_id, field in (("c1", "buses"), ("c2", "ambulances"))
+    ]
+    for writer in writers:
+        _, errors = writer.communicate(timeout=180)
+        assert writer.returncode == 0, errors
+    final = workspace.load("tiny")
+    by_id = {c.id: c for c in final.convoys}
+    assert by_id["c1"].buses == Count(6, 6)
+    assert by_id["c2"].ambulances == Count(6, 6)
+    log = changes.history(workspace, "tiny")
+    assert sorted((c.who, c.new) for c in log) == sorted(
+        [("c1", str(v)) for v in range(1, 7)] + [("c2", str(v)) for v in range(1, 7)]
+    )
