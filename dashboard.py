@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,6 +11,7 @@ import streamlit as st
 from streamlit_folium import st_folium
 
 from geo import assets, changes, export, mapview, tables, timeline
+from geo._html import markdown_literal
 from geo.errors import CorridorError
 from geo.mapview import ALL_LAYERS, BASES, LAYER_LABELS, MapView
 from geo.records import Confidence, ConvoyStatus, Scenario
@@ -373,7 +373,7 @@ def _select_and_zoom(scenario: Scenario, convoy_id: str) -> None:
 def details(scenario: Scenario, view: MapView) -> None:
     convoy = next(c for c in scenario.convoys if c.id == view.selected)
     frame = tables.convoys_table(scenario, view.at).set_index("id").loc[[convoy.id]].T
-    st.markdown(f"**Selected:** {_plain(convoy.label)}")
+    st.markdown(f"**Selected:** {markdown_literal(convoy.label)}")
     st.table(frame.rename(columns={convoy.id: ""}))
     if st.button("Clear selection", key="clear"):
         ss.selected = None
@@ -391,12 +391,7 @@ def sources(scenario: Scenario) -> None:
         )
         for tab, frame in zip(tabs, frames, strict=True):
             tab.dataframe(frame, hide_index=True, width="stretch")
-    st.caption(f"Disclaimer: {_plain(scenario.disclaimer)}")
-
-
-def _plain(text: str) -> str:
-    """User text shown through Markdown as the characters typed, not as formatting."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$])", r"\\\1", text)
+    st.caption(f"Disclaimer: {markdown_literal(scenario.disclaimer)}")
 
 
 def ways_out() -> None:
@@ -440,7 +435,7 @@ def main() -> None:
     st.title(scenario.title)
     st.caption(
         f"As of {tables.local_time(view.at, scenario.timezone)} ({tables.utc_time(view.at)})"
-        f" · {_plain(scenario.summary[:160])}…"
+        f" · {markdown_literal(scenario.summary[:160])}…"
     )
     headline(scenario, view.at)
     try:

@@ -39,6 +39,17 @@ def text(value: object) -> str:
     return value.strip()
 
 
+WEB_ADDRESS = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
+
+
+def web_address(value: object) -> str:
+    """An http(s) address: never javascript:, data: or anything a link could run."""
+    address = text(value)
+    if not WEB_ADDRESS.match(address):
+        raise FieldError("a web address starting with http:// or https://")
+    return address
+
+
 def identifier(value: object) -> str:
     if not isinstance(value, str) or not ID_PATTERN.match(value.strip()):
         raise FieldError("an id of letters, digits, '-', '_' or '.'")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable
 from datetime import datetime
 from zoneinfo import ZoneInfo
@@ -64,3 +65,8 @@ CARD_CSS = """
 .corridor-card blockquote{margin:4px 0 0;padding-left:6px;border-left:3px solid #ccc;color:#333;
   font-style:italic}
 """
+
+
+def markdown_literal(text: str) -> str:
+    """User text for Markdown (Streamlit captions): shown as typed, never as formatting."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$])", r"\\\1", text)

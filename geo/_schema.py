@@ -73,7 +73,7 @@ def source_fields(known: Known) -> list[Field]:
         Field("title", f.text),
         Field("publisher", f.text),
         Field("published", f.day),
-        Field("url", f.text, required=False),
+        Field("url", f.web_address, required=False),
         Field("licence", f.text, required=False),
         Field("note", f.text, required=False),
     ]

@@ -38,13 +38,34 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("--strict", action="store_true", help="treat warnings as errors")
     validate.set_defaults(command=_validate)
 
-    load = commands.add_parser("import", help="load a scenario folder into the workspace")
-    load.add_argument("path", type=Path, help="a scenario folder")
+    load = commands.add_parser(
+        "import",
+        help="load a scenario folder, or add a file's rows (CSV, GeoJSON, KML, GPX, GeoPackage, "
+        "zipped Shapefile, ACLED CSV) to a workspace scenario",
+    )
+    load.add_argument("path", type=Path, help="a scenario folder, or a file")
     load.add_argument(
         "--if-missing",
         action="store_true",
-        help="do nothing when the workspace already holds this scenario",
+        help="(a folder) do nothing when the workspace already holds this scenario",
     )
+    load.add_argument("--layer", choices=IMPORT_LAYERS, help="(a file) the layer its rows go to")
+    load.add_argument("--scenario", help="(a file) which workspace scenario it goes into")
+    load.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="(a file) a value for a field the file leaves blank, e.g. --set control=government",
+    )
+    load.add_argument(
+        "--swap-flagged",
+        action="store_true",
+        help="(a file) swap latitude and longitude in rows flagged as swapped",
+    )
+    load.add_argument("--report", type=Path, help="(a file) write every problem to this CSV")
+    load.add_argument("--dry-run", action="store_true", help="(a file) check only; add nothing")
+    load.add_argument("--who", default=_user(), help="your name, for the change log")
     load.set_defaults(command=_import)
 
     dump = commands.add_parser("dump", help="write a workspace scenario back as a scenario folder")
@@ -117,6 +138,8 @@ def _import(args: argparse.Namespace) -> int:
     from geo.workspace import Workspace
 
     workspace = Workspace(args.workspace)
+    if args.path.is_file():
+        return _import_file(args, workspace)
     scenario = read_scenario(args.path)
     if args.if_missing and scenario.id in workspace.scenario_ids():
         print(f"{workspace.path}: already holds {scenario.id!r}; left as it is")
@@ -124,6 +147,46 @@ def _import(args: argparse.Namespace) -> int:
     workspace.save(scenario)
     print(f"{workspace.path}: imported {scenario.id!r} — {summary(scenario)}")
     return 0
+
+
+def _import_file(args: argparse.Namespace, workspace: Any) -> int:
+    from geo import importing
+
+    scenario = workspace.load(args.scenario)
+    defaults = {}
+    for item in args.set:
+        field, equals, value = item.partition("=")
+        if not equals or not field.strip():
+            raise CorridorError(f"--set: expected FIELD=VALUE, got {item!r}")
+        defaults[field.strip()] = value.strip()
+    options = importing.Options(layer=args.layer, defaults=defaults)
+    prepared = importing.prepare(args.path, scenario, options=options, who=args.who)
+    if args.swap_flagged and prepared.swappable:
+        options = importing.Options(args.layer, defaults, frozenset(prepared.swappable))
+        prepared = importing.prepare(args.path, scenario, options=options, who=args.who)
+    for problem in prepared.problems:
+        print(problem)
+    if args.report:
+        from geo._atomic import write_text
+
+        write_text(args.report, prepared.report_csv())
+    print(prepared.summary())
+    if prepared.accepted and not args.dry_run:
+        importing.commit_import(workspace, scenario.id, prepared, who=args.who)
+        print(f"{workspace.path}: added {prepared.accepted} records to {scenario.id!r}")
+    return 1 if prepared.rejected or not prepared.accepted else 0
+
+
+def _user() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "command line"
+
+
+IMPORT_LAYERS = ["places", "convoys", "figures", "routes", "zones", "events"]
 
 
 def _dump(args: argparse.Namespace) -> int:

@@ -138,9 +138,9 @@ def test_recover_sets_a_broken_file_aside_and_restores_the_dump(workspace: Works
 
 def test_a_held_lock_gives_a_clear_error(workspace: Workspace) -> None:
     impatient = Workspace(workspace.path, lock_seconds=0.2)
-    with workspace.transaction():
-        with pytest.raises(WorkspaceLockedError, match=r"another session or process.*read-only"):
-            impatient.save(impatient.load("tiny"))
+    held = pytest.raises(WorkspaceLockedError, match=r"another session or process.*read-only")
+    with workspace.transaction(), held:
+        impatient.save(impatient.load("tiny"))
 
 
 def test_edits_between_two_scenarios(tiny: Scenario) -> None:

@@ -1,0 +1,112 @@
+"""GPX waypoints, tracks and routes as raw records (a track's segments joined into one line).
+
+The parser works on an element tree whose tags have had their namespace removed (GPX 1.1,
+GPX 1.0 or none). Elevations are not read: Corridor's maps are two-dimensional.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from xml.etree.ElementTree import Element
+
+from shapely.geometry import LineString, Point
+
+from geo._fields import Spot
+from geo._schema import RawRecord
+from geo.errors import ProblemLog
+
+WAYPOINTS, TRACKS, ROUTES = "waypoints", "tracks", "routes"
+
+
+@dataclass(frozen=True)
+class _Vertex:
+    lon: float
+    lat: float
+    time: str
+
+
+def items(root: Element, file: str, log: ProblemLog) -> list[tuple[str, RawRecord]]:
+    """(WAYPOINTS, TRACKS or ROUTES, raw record) for every wpt, trk and rte, in that order."""
+    found: list[tuple[str, RawRecord]] = []
+    for number, waypoint in enumerate(root.iterfind("wpt"), start=1):
+        spot = _spot(file, "waypoint", number, waypoint)
+        vertex = _vertex(waypoint, spot, "", log)
+        if vertex:
+            cells = {**_texts(waypoint), "time": vertex.time} if vertex.time else _texts(waypoint)
+            found.append((WAYPOINTS, RawRecord(spot, cells, Point(vertex.lon, vertex.lat))))
+    for source, tag, point_tag in ((TRACKS, "trk", "trkseg/trkpt"), (ROUTES, "rte", "rtept")):
+        noun = "track" if tag == "trk" else "route"
+        for number, element in enumerate(root.iterfind(tag), start=1):
+            spot = _spot(file, noun, number, element)
+            raw = _line(element, element.iterfind(point_tag), spot, log)
+            if raw:
+                found.append((source, raw))
+    return found
+
+
+def _spot(file: str, noun: str, number: int, element: Element) -> Spot:
+    name = _text(element, "name")
+    return Spot(file, f"{noun} #{number}" + (f" {name!r}" if name else ""))
+
+
+def _text(element: Element, tag: str) -> str:
+    child = element.find(tag)
+    return (child.text or "").strip() if child is not None else ""
+
+
+def _texts(element: Element) -> dict[str, Any]:
+    cells: dict[str, Any] = {"name": _text(element, "name")}
+    if description := _text(element, "desc"):
+        cells["quote"] = description
+    return cells
+
+
+def _line(
+    element: Element, points: Iterator[Element], spot: Spot, log: ProblemLog
+) -> RawRecord | None:
+    vertices = []
+    for number, point in enumerate(points, start=1):
+        vertex = _vertex(point, spot, f"point #{number} ", log)
+        if vertex:
+            vertices.append(vertex)
+    if len(vertices) < 2:
+        log.error(spot.file, spot.where, "geometry", "at least 2 points", f"{len(vertices)}")
+        return None
+    line = LineString([(vertex.lon, vertex.lat) for vertex in vertices])
+    return RawRecord(spot, _line_cells(element, vertices), line)
+
+
+def _line_cells(element: Element, vertices: list[_Vertex]) -> dict[str, Any]:
+    cells = {**_texts(element), "points": len(vertices)}
+    if vertices[0].time:
+        cells["started"] = vertices[0].time
+    if vertices[-1].time:
+        cells["ended"] = vertices[-1].time
+    return cells
+
+
+def _vertex(point: Element, spot: Spot, prefix: str, log: ProblemLog) -> _Vertex | None:
+    try:
+        lat, lon = float(point.get("lat", "")), float(point.get("lon", ""))
+    except ValueError:
+        actual = f"lat={point.get('lat')!r}, lon={point.get('lon')!r}"
+        log.error(spot.file, spot.where, prefix + "lat/lon", "numbers in degrees", actual)
+        return None
+    if not (-90 <= lat <= 90 and -180 <= lon <= 180) or math.isnan(lat + lon):
+        actual = f"lat={lat:g}, lon={lon:g}"
+        expected = "a latitude from -90 to 90 and a longitude from -180 to 180"
+        log.error(spot.file, spot.where, prefix + "lat/lon", expected, actual)
+        return None
+    return _Vertex(lon, lat, _iso(_text(point, "time")))
+
+
+def _iso(value: str) -> str:
+    """A GPX time (ISO 8601, often ending in Z) as ISO text with its offset; other text as is."""
+    try:
+        return datetime.fromisoformat(value).isoformat()
+    except ValueError:
+        return value

@@ -1,0 +1,420 @@
+"""Importing a user's file into a workspace scenario: each row goes in or is reported, none lost."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from geo import _schema as s
+from geo import changes, names, readers
+from geo._fields import Spot, is_blank
+from geo.changes import Edit
+from geo.errors import Problem, ProblemLog
+from geo.records import PlaceKind, Scenario, Source
+from geo.workspace import Workspace
+
+ORDER = ("places", "convoys", "routes", "figures", "zones", "events")
+"""Layers in the order they are read: places first, so that later rows can name them."""
+KINDS = {kind.name: kind for kind in (s.PLACES, s.CONVOYS, s.ROUTES, s.FIGURES, s.ZONES, s.EVENTS)}
+PLACE_FIELDS = {"convoys": ("origin", "destination", "via"), "routes": ("from", "to"),
+                "figures": ("place",)}  # fmt: skip
+"""Fields that refer to places: an id, or a name resolved to a place (made when new)."""
+SWAPPED = "look swapped"
+"""Words in a place warning whose row a one-click fix can swap (see `Options.swap`)."""
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+"""The largest file accepted (Streamlit's server.maxUploadSize says the same to the browser)."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to read a file.
+
+    Attributes
+    ----------
+    layer
+        The layer every row goes to (None: guessed from the file).
+    defaults
+        Values for cells a file leaves blank, by field name (e.g. control, holder, valid_from
+        for traced zones; convoy for a GPS track; status for a convoy list).
+    swap
+        Rows (their ``where``, as reported) whose latitude and longitude are to be swapped.
+    """
+
+    layer: str | None = None
+    defaults: Mapping[str, str] = field(default_factory=dict)
+    swap: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What a file would add to a scenario: the valid new records, and every problem found."""
+
+    file: str
+    source: Source
+    records: dict[str, list[Any]]
+    problems: tuple[Problem, ...]
+    rows: int
+    rejected: tuple[str, ...]
+    """Rows and features left out (file, where), each with at least one error in `problems`."""
+    swappable: tuple[str, ...]
+    """Rows whose latitude and longitude look swapped (a warning; see `Options.swap`)."""
+    named_places: int = 0
+    """New places made from names in other rows (a convoy's origin …), among records["places"]."""
+
+    @property
+    def accepted(self) -> int:
+        """The file's rows that became records (places made from names not counted)."""
+        made = sum(len(records) for name, records in self.records.items() if name != "sources")
+        return made - self.named_places
+
+    def report_csv(self) -> str:
+        """Every problem as CSV (file, where, field, expected, actual, severity)."""
+        buffer = io.StringIO(newline="")
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["file", "where", "field", "expected", "actual", "severity"])
+        for problem in self.problems:
+            actual = "" if problem.actual is None else str(problem.actual)
+            cells = [problem.file, problem.where, problem.field, problem.expected, actual,
+                     problem.severity]  # fmt: skip
+            writer.writerow([_inert_cell(cell) for cell in cells])
+        return buffer.getvalue()
+
+    def summary(self) -> str:
+        counts = ", ".join(f"{len(v)} {k}" for k, v in self.records.items() if v and k != "sources")
+        made = f", {self.named_places} of them places named in rows" if self.named_places else ""
+        warnings = sum(p.severity == "warning" for p in self.problems)
+        return (
+            f"{self.file}: {self.accepted} of {self.rows} rows valid "
+            f"({counts or 'nothing'}{made}); {len(self.rejected)} rejected, {warnings} warning(s)"
+        )
+
+
+def prepare(
+    path: Path | str,
+    scenario: Scenario,
+    *,
+    name: str | None = None,
+    options: Options | None = None,
+    who: str = "",
+    geocoder: Any = None,
+) -> Prepared:
+    """Read a file and check each row against the scenario, as an import would add it.
+
+    Blank cells get the options' defaults, then Corridor's: a new source naming the file,
+    generated ids, ``approximate`` precision, ``low`` confidence, the file and row as quote.
+    Place names where a place id is expected are matched to the scenario's places or geocoded
+    offline into new places.
+    """
+    path = Path(path)
+    options = options or Options()
+    label = name or path.name
+    log = ProblemLog()
+    size = path.stat().st_size if path.is_file() else 0
+    if size > MAX_UPLOAD_BYTES:
+        expected = f"a file of at most {MAX_UPLOAD_BYTES // 2**20} MB"
+        log.error(label, "", "", expected, f"{size / 2**20:.1f} MB")
+        tables = []
+    else:
+        tables = readers.read_file(path, log=log, name=label, layer=options.layer)
+    source = _source(label, scenario, who)
+    context = _Context(scenario, source.id, label, options, geocoder)
+    raws: dict[str, list[s.RawRecord]] = {layer: [] for layer in ORDER}
+    for table in tables:
+        raws[table.layer] += table.rows
+    rows = sum(len(items) for items in raws.values()) + _dropped(log, raws)
+    records: dict[str, list[Any]] = {"sources": [source]}
+    for layer in ORDER:
+        filled = [context.fill(layer, raw, log) for raw in raws[layer]]
+        kept = [raw for raw in filled if raw is not None]
+        known = context.known()
+        built = s.build(KINDS[layer], kept, known, log)
+        context.added(layer, built)
+        records[layer] = built
+    records["places"] = [*context.new_places, *records["places"]]
+    problems = tuple(log)
+    return Prepared(
+        file=label,
+        source=source,
+        records=records,
+        problems=problems,
+        rows=rows,
+        rejected=_rejected(problems),
+        swappable=tuple(
+            p.where for p in problems if p.severity == "warning" and SWAPPED in p.expected
+        ),
+        named_places=len(context.new_places),
+    )
+
+
+def commit_import(
+    workspace: Workspace, scenario_id: str, prepared: Prepared, *, who: str
+) -> list[changes.Change]:
+    """Add a prepared file's valid records to the workspace in one logged transaction."""
+    edits = []
+    for name in ("sources", *ORDER):
+        kind = s.SOURCES if name == "sources" else KINDS[name]
+        for record in prepared.records.get(name, []):
+            cells = s.to_cells(record, kind)
+            if kind.geometry:
+                cells["geometry"] = record.geometry
+            edits.append(Edit("add", name, record.id, cells))
+    note = f"import of {prepared.file} ({prepared.accepted} records)"
+    return changes.commit(workspace, scenario_id, edits, who=who, note=note)
+
+
+# --- filling in what a file leaves blank --------------------------------------------------
+
+
+class _Context:
+    """What rows of one import are checked against, and the places their names created."""
+
+    def __init__(
+        self, scenario: Scenario, source_id: str, file: str, options: Options, geocoder: Any
+    ) -> None:
+        self.scenario, self.source_id, self.file, self.options = scenario, source_id, file, options
+        self._geocoder = geocoder
+        self.ids: dict[str, set[str]] = {
+            layer: {r.id for r in getattr(scenario, layer)} for layer in ORDER
+        }
+        self.ids["sources"] = {r.id for r in scenario.sources} | {source_id}
+        self.existing = {layer: set(ids) for layer, ids in self.ids.items()}
+        self.by_name = _place_names(scenario)
+        self.new_places: list[Any] = []
+        self.convoy_ends = {c.id: (c.origin, c.destination) for c in scenario.convoys}
+        self.legs: dict[str, int] = {}
+        for route in scenario.routes:
+            self.legs[route.convoy] = max(self.legs.get(route.convoy, 0), route.leg)
+
+    @property
+    def geocoder(self) -> Any:
+        if self._geocoder is None:
+            from geo.geocoding import OfflineGeocoder
+
+            self._geocoder = OfflineGeocoder(country_bias="SY")
+        return self._geocoder
+
+    def known(self) -> s.Known:
+        return s.Known(
+            sources=self.ids["sources"], places=self.ids["places"], convoys=self.ids["convoys"]
+        )
+
+    def added(self, layer: str, records: list[Any]) -> None:
+        self.ids[layer] |= {record.id for record in records}
+        if layer == "convoys":
+            self.convoy_ends.update({c.id: (c.origin, c.destination) for c in records})
+        if layer == "places":
+            for place in records:
+                for written in (place.name, *place.aliases):
+                    self.by_name.setdefault(names.normalise(written), place.id)
+
+    def fill(self, layer: str, raw: s.RawRecord, log: ProblemLog) -> s.RawRecord | None:
+        """The row with defaults and resolved place names; None (reported) when it cannot be."""
+        cells = {k: v for k, v in raw.cells.items() if not is_blank(v)}
+        for key, value in self.options.defaults.items():
+            cells.setdefault(key, value)
+        cells.setdefault("source", self.source_id)
+        if raw.spot.where in self.options.swap and {"latitude", "longitude"} <= set(cells):
+            cells["latitude"], cells["longitude"] = cells["longitude"], cells["latitude"]
+        filler = getattr(self, f"_fill_{layer}", None)
+        if filler is not None and not filler(cells, raw.spot, log):
+            return None
+        for name in PLACE_FIELDS.get(layer, ()):
+            if name in cells and not self._resolve_places(cells, name, raw.spot, log):
+                return None
+        cells.setdefault("id", self._new_id(layer, cells))
+        if cells["id"] in self.existing.get(layer, set()):
+            expected = f"an id not already in the scenario's {layer} (nothing is overwritten)"
+            log.error(raw.spot.file, raw.spot.where, "id", expected, cells["id"])
+            return None
+        return s.RawRecord(raw.spot, cells, raw.geometry)
+
+    def _fill_places(self, cells: dict[str, Any], spot: Spot, log: ProblemLog) -> bool:
+        cells.setdefault("precision", "approximate")
+        has_point = "latitude" in cells and "longitude" in cells
+        if has_point and "country_code" not in cells:
+            nearest = _nearest(self.geocoder, cells)
+            if nearest is not None:
+                cells["country_code"] = nearest.raw["country_code"]
+                cells.setdefault("admin1", nearest.raw["admin1"])
+        if not has_point and "name" in cells:
+            found = self.geocoder.geocode(
+                str(cells["name"]), country_codes=cells.get("country_code")
+            )
+            if found is None:
+                expected = "coordinates, or a name the offline gazetteer knows"
+                log.error(spot.file, spot.where, "name", expected, cells["name"])
+                return False
+            _take_location(cells, found)
+            log.warn(spot.file, spot.where, "latitude", _geocoded(cells["name"], found), None)
+        cells.setdefault("kind", PlaceKind.POINT.value)
+        return True
+
+    def _fill_convoys(self, cells: dict[str, Any], spot: Spot, log: ProblemLog) -> bool:
+        cells.setdefault("time_precision", "approximate")
+        cells.setdefault("confidence", "low")
+        cells.setdefault("quote", f"{spot.where} of {self.file}")
+        if "label" not in cells and "id" in cells:
+            cells["label"] = str(cells["id"])
+        return True
+
+    def _fill_routes(self, cells: dict[str, Any], spot: Spot, log: ProblemLog) -> bool:
+        convoy = str(cells.get("convoy", ""))
+        origin, destination = self.convoy_ends.get(convoy, ("", ""))
+        if origin:
+            cells.setdefault("from", origin)
+        if destination:
+            cells.setdefault("to", destination)
+        if convoy and "leg" not in cells:
+            self.legs[convoy] = self.legs.get(convoy, 0) + 1
+            cells["leg"] = str(self.legs[convoy])
+        traced = spot.where.startswith(("track", "route #"))
+        cells.setdefault("precision", "traced" if traced else "approximate")
+        return True
+
+    def _fill_zones(self, cells: dict[str, Any], spot: Spot, log: ProblemLog) -> bool:
+        cells.setdefault("precision", "approximate")
+        cells.setdefault("name", f"Zone from {self.file}, {spot.where}")
+        return True
+
+    def _fill_figures(self, cells: dict[str, Any], spot: Spot, log: ProblemLog) -> bool:
+        cells.setdefault("quote", f"{spot.where} of {self.file}")
+        return True
+
+    def _resolve_places(
+        self, cells: dict[str, Any], name: str, spot: Spot, log: ProblemLog
+    ) -> bool:
+        written = [part.strip() for part in str(cells[name]).split(";") if part.strip()]
+        resolved = []
+        for text in written:
+            place_id = self._place_id(text, spot)
+            if place_id is None:
+                expected = "a place id, or a place name the offline gazetteer knows"
+                log.error(spot.file, spot.where, name, expected, text)
+                return False
+            resolved.append(place_id)
+        cells[name] = ";".join(resolved)
+        return True
+
+    def _place_id(self, text: str, spot: Spot) -> str | None:
+        if text in self.ids["places"]:
+            return text
+        key = names.normalise(text)
+        if key in self.by_name:
+            return self.by_name[key]
+        found = self.geocoder.geocode(text)
+        if found is None:
+            return None
+        cells: dict[str, Any] = {"name": text, "source": self.source_id}
+        _take_location(cells, found)
+        cells["quote"] = f"{text!r} in {self.file}, {spot.where}; " + _geocoded(text, found)
+        cells["id"] = self._new_id("places", cells)
+        place_log = ProblemLog()
+        built = s.build(s.PLACES, [s.RawRecord(spot, cells)], self.known(), place_log)
+        if not built:
+            return None
+        self.new_places += built
+        self.added("places", built)
+        return str(built[0].id)
+
+    def _new_id(self, layer: str, cells: dict[str, Any]) -> str:
+        base = slug(str(cells.get("name") or cells.get("label") or layer.rstrip("s")))
+        candidate, number = base, 1
+        while candidate in self.ids[layer]:
+            number += 1
+            candidate = f"{base}-{number}"
+        self.ids[layer].add(candidate)
+        return candidate
+
+
+def _place_names(scenario: Scenario) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for place in scenario.places:
+        for written in (place.id, place.name, *place.aliases):
+            found.setdefault(names.normalise(written), place.id)
+    return found
+
+
+def _take_location(cells: dict[str, Any], location: Any) -> None:
+    raw = location.raw
+    cells["latitude"], cells["longitude"] = location.latitude, location.longitude
+    cells.setdefault("country_code", raw.get("country_code") or "")
+    cells.setdefault("admin1", raw.get("admin1") or "")
+    kind = raw.get("kind") if raw.get("kind") in set(PlaceKind) else PlaceKind.POINT.value
+    cells.setdefault("kind", kind)
+    precise = raw.get("precision") == "exact" and not raw.get("uncertain")
+    cells["precision"] = "centroid" if precise else "approximate"
+
+
+def _nearest(geocoder: Any, cells: dict[str, Any]) -> Any:
+    try:
+        point = (float(cells["latitude"]), float(cells["longitude"]))
+    except (TypeError, ValueError):
+        return None
+    if not (-90 <= point[0] <= 90 and -180 <= point[1] <= 180):
+        return None
+    return geocoder.reverse(point)
+
+
+def _geocoded(name: object, location: Any) -> str:
+    raw = location.raw
+    text = (
+        f"coordinates, so {name!r} was geocoded offline: {raw['name']} ({raw['id']}), "
+        f"{location.latitude:.5f}, {location.longitude:.5f}, score {raw['score']:.2f}"
+    )
+    if raw.get("ambiguous"):
+        text += "; AMBIGUOUS"
+    return text + ("; UNCERTAIN" if raw.get("uncertain") else "")
+
+
+def _source(file: str, scenario: Scenario, who: str) -> Source:
+    now = datetime.now(UTC)
+    return Source(
+        id=_unique(f"import-{slug(Path(file).stem)}", {src.id for src in scenario.sources}),
+        title=f"{file} (imported file)",
+        publisher=who or "a Corridor user",
+        published=now.date(),
+        note=f"Imported {now:%Y-%m-%d %H:%M} UTC by {who or 'an unnamed user'}",
+    )
+
+
+def _unique(base: str, taken: set[str]) -> str:
+    candidate, number = base, 1
+    while candidate in taken:
+        number += 1
+        candidate = f"{base}-{number}"
+    return candidate
+
+
+def slug(text: str) -> str:
+    """Lower-case ASCII letters, digits and '-': an id made from a name (never empty)."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    found = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:48].strip("-")
+    return found or "item"
+
+
+def _inert_cell(text: str) -> str:
+    """A CSV cell a spreadsheet shows as text: a leading =, +, - or @ would start a formula."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def _dropped(log: ProblemLog, raws: dict[str, list[s.RawRecord]]) -> int:
+    """Rows the reader could not hand on at all (each has an error naming it)."""
+    handed = {(raw.spot.file, raw.spot.where) for rows in raws.values() for raw in rows}
+    spots = {(p.file, p.where) for p in log.errors if p.where and p.where != "header"}
+    return len(spots - handed)
+
+
+def _rejected(problems: tuple[Problem, ...]) -> tuple[str, ...]:
+    spots = dict.fromkeys(
+        f"{p.file}, {p.where}"
+        for p in problems
+        if p.severity == "error" and p.where and p.where != "header"
+    )
+    return tuple(spots)

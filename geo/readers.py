@@ -1,0 +1,682 @@
+"""A user's file read into raw rows per layer, before validation.
+
+Partners bring CSV lists, GPS tracks (GPX), zones traced in QGIS (GeoPackage, zipped Shapefile,
+KML, GeoJSON) and ACLED's conflict-event CSV export. `read_file` reads any of them into
+`Table`s of `RawRecord`s: cells as the file gives them and geometries in EPSG:4326. It parses
+no values (`geo._schema.build` does): a latitude of "abc" is still a raw row here.
+
+Nothing is dropped silently: each row or feature either becomes a RawRecord or is named in an
+error in the `ProblemLog` (row number, feature #N, placemark or track name). Problems with the
+content never raise.
+
+- Places are points stored as cells: a Point geometry becomes `latitude`/`longitude` cells (and
+  no geometry); CSV columns lat/latitude/y and lon/lng/long/longitude/x are read as those cells.
+- Zones: invalid polygons are repaired with `shapely.make_valid`, keeping the polygonal part,
+  with a warning naming the row and what was wrong.
+- Routes: a MultiLineString is merged into one LineString where its parts join end to end.
+- Geometries lose any Z (elevation): the maps are two-dimensional.
+- ACLED exports: the event columns are renamed to Corridor's event fields (`ACLED_FIELDS`) and
+  dates normalised to YYYY-MM-DD. ACLED's coding and bookkeeping columns (`ACLED_DROPPED`: the
+  year, which repeats the date; interaction codes, which repeat the actors' types; ISO codes and
+  region, which repeat the country; admin2/admin3, finer names for the location, which keeps
+  its name and coordinates; source scale, tags and ACLED's upload timestamp) are not read: none
+  of them is information the renamed columns lack for the map. Any column ACLED does not export
+  is kept, as in every other CSV (validation warns about columns it does not know).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path, PurePosixPath
+from typing import Any
+from xml.etree.ElementTree import Element, ParseError
+
+import defusedxml
+import defusedxml.ElementTree
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pyogrio
+import pyogrio.errors
+import shapely
+from shapely.geometry import LineString, MultiLineString
+from shapely.geometry.base import BaseGeometry
+
+from geo import _gpx, _kml, _safezip
+from geo._fields import Spot
+from geo._geojson import read_features
+from geo._safezip import ZipLimits
+from geo._schema import RawRecord
+from geo.errors import Problem, ProblemLog, ValidationError
+
+__all__ = [
+    "ACLED_DROPPED",
+    "ACLED_FIELDS",
+    "FORMATS",
+    "LAYERS",
+    "Table",
+    "ZipLimits",
+    "detect_format",
+    "iso_date",
+    "read_file",
+]
+
+LAYERS = ("places", "convoys", "figures", "routes", "zones", "events")
+FORMATS = ("csv", "geojson", "kml", "gpx", "gpkg", "zip")
+SUFFIXES = {
+    ".csv": "csv",
+    ".geojson": "geojson",
+    ".json": "geojson",
+    ".kml": "kml",
+    ".gpx": "gpx",
+    ".gpkg": "gpkg",
+    ".zip": "zip",
+    ".kmz": "zip",  # a KMZ is a zip holding one KML file
+}
+SUFFIX_HINT = "a file ending in " + ", ".join(SUFFIXES)
+SHAPEFILE_HINT = "a zipped Shapefile (a .zip holding its .shp, .shx, .dbf and .prj files)"
+DEFAULT_LIMITS = ZipLimits()
+
+LATITUDE_ALIASES = ("latitude", "lat", "y")
+LONGITUDE_ALIASES = ("longitude", "lon", "lng", "long", "x")
+ACLED_MARKERS = frozenset({"event_id_cnty", "event_type", "fatalities"})
+ACLED_FIELDS = {
+    "event_id_cnty": "id",
+    "event_date": "date",
+    "event_type": "event_type",
+    "sub_event_type": "sub_event_type",
+    "actor1": "actor1",
+    "assoc_actor_1": "assoc_actor_1",
+    "actor2": "actor2",
+    "assoc_actor_2": "assoc_actor_2",
+    "location": "location",
+    "admin1": "admin1",
+    "country": "country",
+    "latitude": "latitude",
+    "longitude": "longitude",
+    "geo_precision": "geo_precision",
+    "time_precision": "time_precision",
+    "fatalities": "fatalities",
+    "notes": "notes",
+    "source": "reported_by",
+}
+ACLED_DROPPED = frozenset({
+    "event_id_no_cnty", "year", "disorder_type", "inter1", "inter2", "interaction",
+    "civilian_targeting", "iso", "iso3", "region", "admin2", "admin3", "source_scale", "tags",
+    "timestamp",
+})  # fmt: skip
+MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
+               "september", "october", "november", "december")  # fmt: skip
+MONTHS = {
+    name: number
+    for number, month in enumerate(MONTH_NAMES, start=1)
+    for name in (month, month[:3], month[:4])
+}
+DAY_MONTH_YEAR = re.compile(r"^(\d{1,2})[ -]([A-Za-z]+)\.?[ -](\d{4})$")
+
+POINT, LINE, POLYGON = "a Point", "a LineString", "a Polygon or MultiPolygon"
+GEOMETRY_KIND = {
+    "Point": POINT,
+    "LineString": LINE,
+    "MultiLineString": LINE,
+    "Polygon": POLYGON,
+    "MultiPolygon": POLYGON,
+}
+LAYER_GEOMETRY: dict[str, str | None] = {
+    "places": POINT,
+    "events": POINT,
+    "routes": LINE,
+    "zones": POLYGON,
+    "convoys": None,
+    "figures": None,
+}
+GUESS = {POINT: "places", LINE: "routes", POLYGON: "zones"}
+OGR_ERRORS = (
+    pyogrio.errors.DataSourceError,
+    pyogrio.errors.DataLayerError,
+    pyogrio.errors.FieldError,
+    pyogrio.errors.FeatureError,
+    pyogrio.errors.GeometryError,
+    pyogrio.errors.CRSError,
+)
+
+
+@dataclass(frozen=True)
+class Table:
+    """Raw rows of one layer, and the part of the file they came from."""
+
+    layer: str
+    rows: list[RawRecord]
+    source_layer: str = ""
+    """The GeoPackage layer, Shapefile, KML folder or GPX part ("tracks"…) read, if any."""
+
+
+Reader = Callable[[Path, str, str | None, ProblemLog, ZipLimits], list[Table]]
+
+
+def detect_format(path_or_name: Path | str) -> str:
+    """The format of a file, one of FORMATS, from its name's suffix; ValidationError otherwise."""
+    name = PurePosixPath(str(path_or_name).replace("\\", "/")).name
+    found = _format_of(name)
+    if found is None:
+        raise ValidationError([_format_problem(name)], subject=name)
+    return found
+
+
+def read_file(
+    path: Path | str,
+    *,
+    log: ProblemLog,
+    name: str | None = None,
+    layer: str | None = None,
+    limits: ZipLimits = DEFAULT_LIMITS,
+) -> list[Table]:
+    """Read a user's file into raw rows per layer; every problem goes to `log`.
+
+    Parameters
+    ----------
+    path
+        The file; an upload may be a temporary file with any name.
+    log
+        Collects every problem, each naming the file, the row or feature, the field, what
+        was expected and what came.
+    name
+        The file's name as the user knows it, used in every Spot and message and to tell the
+        format (default: the path's name).
+    layer
+        One of LAYERS to read every row as; rows of another geometry kind are errors. When
+        None, the layer is guessed from the CSV header or each feature's geometry.
+    limits
+        What a zip archive may hold before it is refused unread.
+    """
+    path = Path(path)
+    label = name or path.name
+    if layer is not None and layer not in LAYERS:
+        log.error(label, "", "layer", f"one of {', '.join(LAYERS)}", layer)
+        return []
+    found = _format_of(label)
+    if found is None:
+        problem = _format_problem(label)
+        log.error(problem.file, problem.where, problem.field, problem.expected, problem.actual)
+        return []
+    before = len(log)
+    tables = READERS[found](path, label, layer, log, limits)
+    if not any(table.rows for table in tables) and len(log) == before:
+        log.warn(label, "", "", "at least one row or feature", "none")
+    return tables
+
+
+def _format_of(name: str) -> str | None:
+    return SUFFIXES.get(PurePosixPath(name).suffix.lower())
+
+
+def _format_problem(name: str) -> Problem:
+    suffix = PurePosixPath(name).suffix.lower()
+    expected = SHAPEFILE_HINT if suffix in (".shp", ".shx", ".dbf", ".prj") else SUFFIX_HINT
+    return Problem(name, "", "", expected, suffix or name)
+
+
+# CSV ---------------------------------------------------------------------------------------
+
+
+def _read_csv(
+    path: Path, file: str, layer: str | None, log: ProblemLog, limits: ZipLimits
+) -> list[Table]:
+    try:
+        content = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        log.error(file, "", "", "a readable UTF-8 CSV file", str(error))
+        return []
+    rows = csv.reader(io.StringIO(content, newline=""))
+    try:
+        header = [cell.strip() for cell in next(rows, [])]
+    except csv.Error as error:
+        log.error(file, "header", "", "well-formed CSV", str(error))
+        return []
+    if not header:
+        log.error(file, "", "", "a header row naming the columns", "an empty first line")
+        return []
+    target = layer or _csv_layer(header)
+    if LAYER_GEOMETRY[target] in (LINE, POLYGON):
+        expected = f"a file with geometry for the {target} layer (GeoJSON, KML, GPX, GeoPackage)"
+        log.error(file, "", "", expected, "a CSV file (it has no geometry)")
+        return []
+    acled = target == "events" and _is_acled(header)
+    keys = _csv_keys(header, target, file, log, acled=acled)
+    return [Table(target, list(_csv_records(rows, keys, file, log, acled=acled)))]
+
+
+def _csv_layer(header: Sequence[str]) -> str:
+    names = {name.lower() for name in header}
+    if names >= ACLED_MARKERS:
+        return "events"
+    if "destination" in names:
+        return "convoys"
+    if {"count", "kind", "what"} <= names:
+        return "figures"
+    return "places"
+
+
+def _is_acled(header: Sequence[str]) -> bool:
+    return {name.lower() for name in header} >= ACLED_MARKERS
+
+
+def _csv_keys(
+    header: list[str], layer: str, file: str, log: ProblemLog, *, acled: bool
+) -> list[str | None]:
+    """The cell key of each column: renamed, or None for a column that is not read."""
+    keys: list[str | None] = []
+    for number, name in enumerate(header, start=1):
+        if not name:
+            log.error(file, "header", f"column {number}", "a column name", "an empty one")
+            keys.append(None)
+        elif name in header[: number - 1]:
+            log.error(file, "header", name, "each column name once", "a second column so named")
+            keys.append(None)
+        elif acled and name.lower() in ACLED_DROPPED:
+            keys.append(None)
+        else:
+            keys.append(ACLED_FIELDS.get(name.lower(), name) if acled else name)
+    if LAYER_GEOMETRY[layer] == POINT and not acled:
+        _alias(keys, "latitude", LATITUDE_ALIASES)
+        _alias(keys, "longitude", LONGITUDE_ALIASES)
+    return keys
+
+
+def _alias(keys: list[str | None], target: str, aliases: Sequence[str]) -> None:
+    """Name the first column spelled as one of `aliases` (any case) `target`, unless one is."""
+    if target in keys:
+        return
+    for index, key in enumerate(keys):
+        if key is not None and key.lower() in aliases:
+            keys[index] = target
+            return
+
+
+def _csv_records(
+    rows: Iterator[list[str]], keys: list[str | None], file: str, log: ProblemLog, *, acled: bool
+) -> Iterator[RawRecord]:
+    number = 1
+    try:
+        for number, row in enumerate(rows, start=2):
+            if not row:
+                continue  # a blank line holds nothing
+            if len(row) != len(keys):
+                present = {key: cell for key, cell in zip(keys, row, strict=False) if key}
+                spot = _row_spot(file, f"row {number}", present)
+                expected = f"{len(keys)} cells, one per column of the header"
+                log.error(file, spot.where, "", expected, f"{len(row)} cells")
+                continue
+            pairs = zip(keys, row, strict=True)
+            cells = {key: value if value.strip() else "" for key, value in pairs if key}
+            if acled and "date" in cells:
+                cells["date"] = iso_date(cells["date"])
+            yield RawRecord(_row_spot(file, f"row {number}", cells), cells)
+    except csv.Error as error:
+        log.error(file, f"row {number + 1}", "", "well-formed CSV", str(error))
+
+
+def _row_spot(file: str, where: str, cells: dict[str, Any]) -> Spot:
+    label = cells.get("id")
+    label = label.strip() if isinstance(label, str) else label
+    return Spot(file, where + (f" (id {label!r})" if label not in (None, "") else ""))
+
+
+def iso_date(value: str) -> str:
+    """A date such as 15 December 2016, 15-Dec-2016 or 2016-12-15 as ISO text; other text as is."""
+    text = value.strip()
+    match = DAY_MONTH_YEAR.match(text)
+    try:
+        if match:
+            month = MONTHS.get(match[2].lower())
+            return date(int(match[3]), month, int(match[1])).isoformat() if month else value
+        return date.fromisoformat(text).isoformat()
+    except ValueError:
+        return value
+
+
+# GeoJSON -----------------------------------------------------------------------------------
+
+
+GEOMETRY_TYPES = frozenset({
+    "Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon",
+    "GeometryCollection",
+})  # fmt: skip
+
+
+def _read_geojson(
+    path: Path, file: str, layer: str | None, log: ProblemLog, limits: ZipLimits
+) -> list[Table]:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        log.error(file, "", "", "a readable GeoJSON file", str(error))
+        return []
+    collection = _as_collection(document)
+    if collection is None:
+        kind = document.get("type") if isinstance(document, dict) else type(document).__name__
+        log.error(file, "", "type", "a GeoJSON FeatureCollection, Feature or geometry", kind)
+        return []
+    inner = ProblemLog()
+    with tempfile.TemporaryDirectory(prefix="corridor-") as folder:
+        copy = Path(folder) / "features.geojson"
+        copy.write_text(json.dumps(collection), encoding="utf-8")
+        features = read_features(copy, inner)
+    for problem in inner:
+        (log.error if problem.severity == "error" else log.warn)(
+            file, problem.where, problem.field, problem.expected, problem.actual
+        )
+    pairs = [
+        ("", RawRecord(Spot(file, feature.spot.where), feature.properties, feature.geometry))
+        for feature in features
+        if feature.geometry is not None  # read_features logged why it has none
+    ]
+    return _tables(pairs, layer, log)
+
+
+def _as_collection(document: object) -> dict[str, Any] | None:
+    """A FeatureCollection as it is; a single Feature or a bare geometry wrapped in one."""
+    if not isinstance(document, dict):
+        return None
+    kind = document.get("type")
+    crs = {"crs": document["crs"]} if "crs" in document else {}
+    if kind == "FeatureCollection":
+        return document
+    if kind == "Feature":
+        return {"type": "FeatureCollection", **crs, "features": [document]}
+    if kind in GEOMETRY_TYPES:
+        geometry = {key: value for key, value in document.items() if key != "crs"}
+        feature = {"type": "Feature", "properties": {}, "geometry": geometry}
+        return {"type": "FeatureCollection", **crs, "features": [feature]}
+    return None
+
+
+# KML and GPX -------------------------------------------------------------------------------
+
+
+def _read_kml(
+    path: Path, file: str, layer: str | None, log: ProblemLog, limits: ZipLimits
+) -> list[Table]:
+    root = _xml_root(path, file, "kml", log)
+    return [] if root is None else _tables(_kml.placemarks(root, file, log), layer, log)
+
+
+def _read_gpx(
+    path: Path, file: str, layer: str | None, log: ProblemLog, limits: ZipLimits
+) -> list[Table]:
+    root = _xml_root(path, file, "gpx", log)
+    return [] if root is None else _tables(_gpx.items(root, file, log), layer, log)
+
+
+def _xml_root(path: Path, file: str, tag: str, log: ProblemLog) -> Element | None:
+    """The document element, namespaces stripped; None (logged) for unreadable or unsafe XML."""
+    expected = f"a {tag.upper()} document (XML without DTD or entity declarations)"
+    try:
+        root = defusedxml.ElementTree.fromstring(path.read_bytes(), forbid_dtd=True)
+    except (OSError, ParseError, defusedxml.DefusedXmlException) as error:
+        log.error(file, "", "", expected, f"{type(error).__name__}: {error}")
+        return None
+    for element in root.iter():
+        if isinstance(element.tag, str):
+            element.tag = element.tag.rpartition("}")[2]
+    if root.tag != tag:
+        log.error(file, "", "", f"{expected}, whose root element is <{tag}>", f"<{root.tag}>")
+        return None
+    return root
+
+
+# GeoPackage and Shapefile ------------------------------------------------------------------
+
+
+def _read_gpkg(
+    path: Path, file: str, layer: str | None, log: ProblemLog, limits: ZipLimits
+) -> list[Table]:
+    try:
+        listing = pyogrio.list_layers(path)
+    except OGR_ERRORS as error:
+        log.error(file, "", "", "a readable GeoPackage", str(error))
+        return []
+    tables: list[Table] = []
+    for layer_name, geometry_type in listing:
+        label = f"{file}:{layer_name}"
+        own = layer or _layer_named(layer_name)
+        if own is None and geometry_type is None:
+            expected = f"a table with geometry, or one named {', '.join(LAYERS)}"
+            log.warn(label, "", "", expected, "a table without geometry (not read)")
+            continue
+        tables += _read_ogr(path, layer_name, label, own, "a CRS", log)
+    return tables
+
+
+def _layer_named(name: str) -> str | None:
+    return name.lower() if name.lower() in LAYERS else None
+
+
+def _read_ogr(
+    path: Path, layer_name: str, file: str, layer: str | None, crs: str, log: ProblemLog
+) -> list[Table]:
+    """One GeoPackage layer or Shapefile: cells and geometries in EPSG:4326, then layers.
+
+    `crs` names what tells the coordinate system in this format, for messages.
+    """
+    try:
+        info = pyogrio.read_info(path, layer=layer_name)
+        frame = pyogrio.read_dataframe(path, layer=layer_name)
+    except OGR_ERRORS as error:
+        log.error(file, "", "", "a readable layer", str(error))
+        return []
+    geometries: list[BaseGeometry | None] = [None] * len(frame)
+    if isinstance(frame, gpd.GeoDataFrame):
+        projected = _in_wgs84(frame, file, crs, log)
+        if projected is None:
+            return []
+        geometries = list(projected.geometry)
+        frame = projected.drop(columns=projected.geometry.name)
+    # pandas reads an integer field with blanks as floats: give its numbers back as integers
+    integers = {
+        str(field)
+        for field, dtype in zip(info["fields"], info["dtypes"], strict=True)
+        if str(dtype).startswith(("int", "uint"))
+    }
+    pairs = []
+    for number, (record, geometry) in enumerate(
+        zip(frame.to_dict("records"), geometries, strict=True), start=1
+    ):
+        cells = {str(key): _plain(value, str(key) in integers) for key, value in record.items()}
+        raw = RawRecord(_row_spot(file, f"feature #{number}", cells), cells, geometry)
+        pairs.append((layer_name, raw))
+    return _tables(pairs, layer, log)
+
+
+def _in_wgs84(frame: Any, file: str, crs: str, log: ProblemLog) -> Any:
+    """The GeoDataFrame in EPSG:4326; None (logged) when it has no CRS and is not in degrees."""
+    if frame.crs is not None:
+        return frame.to_crs(4326)
+    present = frame.geometry[~(frame.geometry.isna() | frame.geometry.is_empty)]
+    if present.empty:
+        return frame
+    minx, miny, maxx, maxy = present.total_bounds
+    if -180 <= minx <= maxx <= 180 and -90 <= miny <= maxy <= 90:
+        actual = "none; the coordinates are within degree ranges, so EPSG:4326 is assumed"
+        log.warn(file, "", "crs", crs, actual)
+        return frame.set_crs(4326)
+    x, y, *_ = shapely.get_coordinates(present.iloc[0])[0]
+    log.error(file, "", "crs", f"{crs} for these projected coordinates", f"x={x:g}, y={y:g}")
+    return None
+
+
+def _plain(value: object, integer: bool) -> object:
+    """A dataframe cell as plain Python: None for NaN/NaT/NA, ISO text for times.
+
+    `integer`: the cell is from an integer field, so a whole float is given as an int.
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or value is pd.NaT or value is pd.NA:
+        return None
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        return int(value) if integer and value.is_integer() else value
+    if isinstance(value, datetime | date):  # pandas Timestamps are datetimes
+        return value.isoformat()
+    return value
+
+
+# Zip ---------------------------------------------------------------------------------------
+
+
+def _read_zip(
+    path: Path, file: str, layer: str | None, log: ProblemLog, limits: ZipLimits
+) -> list[Table]:
+    checked = _safezip.inspect(path, limits)
+    if isinstance(checked, _safezip.Refusal):
+        log.error(file, "", "", checked.expected, checked.actual)
+        return []
+    members = [info for info in checked if not _is_junk(info.filename)]
+    shapefiles = [info for info in members if info.filename.lower().endswith(".shp")]
+    others = [info for info in members if _format_of(info.filename) not in (None, "zip")]
+    if shapefiles:
+        for info in others:
+            log.warn(
+                file, "", "", "Shapefiles only, beside Shapefiles", f"{info.filename} (not read)"
+            )
+        wanted = [info for info in members if _beside(info.filename, shapefiles)]
+    elif len(others) == 1:
+        wanted = others
+    else:
+        found = ", ".join(info.filename for info in others) or "no such file"
+        expected = f"{SHAPEFILE_HINT}, or a zip holding one CSV, GeoJSON, KML, GPX or GeoPackage"
+        log.error(file, "", "", expected, found)
+        return []
+    with tempfile.TemporaryDirectory(prefix="corridor-") as folder:
+        written = _safezip.extract(path, wanted, Path(folder))
+        if isinstance(written, _safezip.Refusal):
+            log.error(file, "", "", written.expected, written.actual)
+            return []
+        if not shapefiles:
+            member = others[0].filename
+            inner = f"{file}:{member}"
+            return READERS[_format_of(member) or ""](written[member], inner, layer, log, limits)
+        return [
+            table
+            for info in shapefiles
+            for table in _read_shapefile(written[info.filename], file, layer, log)
+        ]
+
+
+def _is_junk(name: str) -> bool:
+    """macOS resource forks and folders that zip tools add (`__MACOSX/`, `._name`)."""
+    parts = name.replace("\\", "/").split("/")
+    return parts[0] == "__MACOSX" or parts[-1].startswith("._")
+
+
+def _beside(name: str, shapefiles: Sequence[Any]) -> bool:
+    """True for a Shapefile's own member or a sidecar of it (.dbf, .prj…: same folder and stem)."""
+    stem = PurePosixPath(name.replace("\\", "/")).with_suffix("")
+    return any(
+        PurePosixPath(info.filename.replace("\\", "/")).with_suffix("").as_posix().lower()
+        == stem.as_posix().lower()
+        for info in shapefiles
+    )
+
+
+def _read_shapefile(path: Path, file: str, layer: str | None, log: ProblemLog) -> list[Table]:
+    stem = path.stem
+    own = layer or _layer_named(stem)
+    return _read_ogr(path, stem, f"{file}:{stem}", own, "a CRS (.prj file)", log)
+
+
+# Layers and geometries ---------------------------------------------------------------------
+
+
+def _tables(
+    pairs: Iterable[tuple[str, RawRecord]], layer: str | None, log: ProblemLog
+) -> list[Table]:
+    """Group raw records by layer (given, or guessed from each geometry) and source layer."""
+    grouped: dict[tuple[str, str], list[RawRecord]] = {}
+    for source, raw in pairs:
+        placed = _placed(raw, layer, log)
+        if placed:
+            grouped.setdefault((placed[0], source), []).append(placed[1])
+    tables = [Table(name, rows, source) for (name, source), rows in grouped.items()]
+    return sorted(tables, key=lambda table: LAYERS.index(table.layer))
+
+
+def _placed(raw: RawRecord, layer: str | None, log: ProblemLog) -> tuple[str, RawRecord] | None:
+    """(layer, record) with its geometry as that layer keeps it; None (logged) when it fits none."""
+    spot = raw.spot
+    geometry = None if raw.geometry is None else shapely.force_2d(raw.geometry)
+    if geometry is not None and (geometry.is_empty or not _finite(geometry)):
+        found = f"an empty {geometry.geom_type}" if geometry.is_empty else "infinite coordinates"
+        log.error(spot.file, spot.where, "geometry", "a non-empty geometry", found)
+        return None
+    kind = GEOMETRY_KIND.get(geometry.geom_type) if geometry is not None else None
+    target = layer or GUESS.get(kind or "")
+    actual = geometry.geom_type if geometry is not None else None
+    if target is None:
+        log.error(spot.file, spot.where, "geometry", "a Point, LineString or Polygon", actual)
+        return None
+    wanted = LAYER_GEOMETRY[target]
+    if kind != wanted and not (kind is None and wanted == POINT):
+        expected = f"{wanted or 'no geometry'} (for the {target} layer)"
+        log.error(spot.file, spot.where, "geometry", expected, actual)
+        return None
+    kept = _kept(raw, geometry, log)
+    return (target, kept) if kept else None
+
+
+def _finite(geometry: BaseGeometry) -> bool:
+    return bool(np.isfinite(shapely.get_coordinates(geometry)).all())
+
+
+def _kept(raw: RawRecord, geometry: BaseGeometry | None, log: ProblemLog) -> RawRecord | None:
+    if geometry is None:
+        return RawRecord(raw.spot, raw.cells, None)
+    if geometry.geom_type == "Point":
+        cells = {**raw.cells, "latitude": geometry.y, "longitude": geometry.x}
+        return RawRecord(raw.spot, cells, None)
+    if isinstance(geometry, MultiLineString):
+        merged = shapely.line_merge(geometry)
+        geometry = merged if isinstance(merged, LineString) else geometry
+    elif not geometry.is_valid and geometry.geom_type in ("Polygon", "MultiPolygon"):
+        repaired = _repaired(geometry, raw.spot, log)
+        if repaired is None:
+            return None
+        geometry = repaired
+    return RawRecord(raw.spot, raw.cells, geometry)
+
+
+def _repaired(geometry: BaseGeometry, spot: Spot, log: ProblemLog) -> BaseGeometry | None:
+    """The polygonal part of `make_valid(geometry)`, with a warning saying what was wrong."""
+    reason = shapely.is_valid_reason(geometry)
+    parts = [
+        part
+        for part in shapely.get_parts(shapely.make_valid(geometry))
+        if part.geom_type in ("Polygon", "MultiPolygon")
+    ]
+    if not parts:
+        log.error(spot.file, spot.where, "geometry", "a polygon with an area", reason)
+        return None
+    expected = "a valid polygon (repaired: only the polygonal part of make_valid is kept)"
+    log.warn(spot.file, spot.where, "geometry", expected, reason)
+    polygonal: BaseGeometry = shapely.unary_union(parts)
+    return polygonal
+
+
+READERS: dict[str, Reader] = {
+    "csv": _read_csv,
+    "geojson": _read_geojson,
+    "kml": _read_kml,
+    "gpx": _read_gpx,
+    "gpkg": _read_gpkg,
+    "zip": _read_zip,
+}

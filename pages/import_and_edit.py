@@ -1,0 +1,341 @@
+"""Import and edit: add a file's rows, edit convoys, draw zones and routes, see and undo changes."""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+from streamlit_folium import st_folium
+
+from geo import assets, changes, drawing, importing, tables, timeline
+from geo._html import markdown_literal
+from geo.errors import CorridorError, ValidationError
+from geo.importing import MAX_UPLOAD_BYTES, Options, Prepared
+from geo.mapview import MapView
+from geo.readers import LAYERS
+from geo.records import Confidence, Control, ConvoyStatus, RoutePrecision, Scenario, TimePrecision
+from geo.scenario import iso_local
+from geo.settings import Settings
+from geo.workspace import Workspace
+
+SETTINGS = Settings.from_environment()
+STATIC_VENDOR = Path(__file__).resolve().parent.parent / "static" / "vendor"
+ASSET_URL = "../../app/static/vendor"
+FILE_TYPES = ["csv", "geojson", "json", "kml", "gpx", "gpkg", "zip"]
+GUESS = "(guess from the file)"
+ss = st.session_state
+
+
+@st.cache_resource(show_spinner=False)
+def published_assets() -> str:
+    assets.publish(STATIC_VENDOR)
+    return ASSET_URL
+
+
+@st.cache_resource(show_spinner="Loading the offline gazetteer…")
+def geocoder() -> Any:
+    from geo.geocoding import OfflineGeocoder
+
+    return OfflineGeocoder(country_bias="SY")
+
+
+def who() -> str:
+    """The name written in the change log: what the user typed, or this session's own label."""
+    if "session_label" not in ss:
+        ss.session_label = f"session-{uuid.uuid4().hex[:6]}"
+    typed = st.sidebar.text_input("Your name (for the change log)", key="who").strip()
+    return typed or ss.session_label
+
+
+def open_workspace() -> tuple[Workspace, Scenario] | None:
+    workspace = Workspace(SETTINGS.workspace)
+    if not workspace.exists():
+        st.info(f"No workspace at {workspace.path}. `make run` creates it from the shipped "
+                "scenario; or create it now.")  # fmt: skip
+        if st.button("Create the workspace from the shipped scenario", key="create_workspace"):
+            changes.recover(workspace, fallback=SETTINGS.default_scenario_dir)
+            st.rerun()
+        return None
+    try:
+        ids = workspace.scenario_ids()
+        chosen = st.sidebar.selectbox("Scenario", ids, key="edit_scenario")
+        return workspace, workspace.load(chosen)
+    except CorridorError as error:
+        st.error(f"The workspace could not be read:\n\n{error}")
+        st.caption("Open the main page for the ways out (read-only, or restore from the dump).")
+        return None
+
+
+# --- import -------------------------------------------------------------------------------
+
+
+def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
+    st.subheader("Import a file")
+    st.caption("CSV (coordinates or place names), GeoJSON, KML, GPX, GeoPackage, zipped "
+               "Shapefile, or ACLED's CSV export. Valid rows go in; every other row is listed "
+               "with what was expected.")  # fmt: skip
+    upload = st.file_uploader("File", type=FILE_TYPES, key="import_file")
+    layer = st.selectbox("Layer", [GUESS, *LAYERS], key="import_layer")
+    defaults = default_values(scenario)
+    if upload is None:
+        return
+    if upload.size > MAX_UPLOAD_BYTES:
+        st.error(f"{upload.name}: expected a file of at most {MAX_UPLOAD_BYTES // 2**20} MB, "
+                 f"got {upload.size / 2**20:.1f} MB")  # fmt: skip
+        return
+    data = upload.getvalue()
+    options = Options(
+        None if layer == GUESS else layer, defaults, ss.get("import_swap", frozenset())
+    )
+    key = (hashlib.sha256(data).hexdigest(), upload.name, repr(options), scenario.id)
+    if ss.get("prepared_key") != key:
+        with st.spinner("Reading and checking every row…"):
+            ss.prepared = prepare_upload(data, upload.name, scenario, options, user)
+        ss.prepared_key = key
+    prepared: Prepared = ss.prepared
+    show_prepared(prepared)
+    if prepared.swappable and not options.swap:
+        label = f"Swap latitude and longitude in the {len(prepared.swappable)} flagged row(s)"
+        if st.button(label, key="import_swap_button"):
+            ss.import_swap = frozenset(prepared.swappable)
+            st.rerun()
+    if st.button(f"Add {prepared.accepted} valid record(s) to {scenario.id}",
+                 disabled=not prepared.accepted, key="import_commit", type="primary"):  # fmt: skip
+        try:
+            importing.commit_import(workspace, scenario.id, prepared, who=user)
+        except CorridorError as error:
+            st.error(f"Nothing was added:\n\n{error}")
+            return
+        ss.pop("prepared_key", None)
+        ss.pop("import_swap", None)
+        st.success(f"Added {prepared.accepted} record(s) from {prepared.file}; undo below.")
+
+
+def prepare_upload(
+    data: bytes, name: str, scenario: Scenario, options: Options, user: str
+) -> Prepared:
+    suffix = Path(name).suffix.lower() if Path(name).suffix.lower()[1:] in FILE_TYPES else ""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"upload{suffix}"
+        path.write_bytes(data)
+        return importing.prepare(
+            path, scenario, name=name, options=options, who=user, geocoder=geocoder()
+        )
+
+
+def default_values(scenario: Scenario) -> dict[str, str]:
+    """Values for fields a file leaves blank (traced zones and tracks rarely carry them)."""
+    with st.expander("Values for fields the file leaves blank"):
+        columns = st.columns(3)
+        control = columns[0].selectbox("Zone control", ["", *Control], key="default_control")
+        holder = columns[1].text_input("Zone held by", key="default_holder")
+        valid_from = columns[2].text_input(
+            "Zone valid from (ISO time with offset)", key="default_valid_from",
+            placeholder=iso_local(scenario.start, scenario.timezone),
+        )  # fmt: skip
+        convoy = columns[0].selectbox(
+            "Track/route of convoy", ["", *(c.id for c in scenario.convoys)], key="default_convoy"
+        )
+        status = columns[1].selectbox("Convoy status", ["", *ConvoyStatus], key="default_status")
+    found = {"control": control, "holder": holder, "valid_from": valid_from, "convoy": convoy,
+             "status": status}  # fmt: skip
+    return {name: str(value) for name, value in found.items() if value}
+
+
+def show_prepared(prepared: Prepared) -> None:
+    columns = st.columns(3)
+    columns[0].metric("Rows read", prepared.rows)
+    columns[1].metric("Valid records", prepared.accepted)
+    columns[2].metric("Rows rejected", len(prepared.rejected))
+    st.caption(markdown_literal(prepared.summary()))
+    if prepared.problems:
+        frame = pd.DataFrame([{
+            "severity": p.severity, "file": p.file, "where": p.where, "field": p.field,
+            "expected": p.expected, "got": "" if p.actual is None else str(p.actual),
+        } for p in prepared.problems])  # fmt: skip
+        st.dataframe(frame, hide_index=True, width="stretch", key="import_problems")
+        st.download_button(
+            "Download the report (CSV)",
+            data=prepared.report_csv(),
+            file_name=f"{importing.slug(prepared.file)}-import-report.csv",
+            mime="text/csv",
+            on_click="ignore",
+            key="import_report",
+        )
+
+
+# --- editing convoys ------------------------------------------------------------------------
+
+
+def convoy_editor(workspace: Workspace, scenario: Scenario, user: str) -> None:
+    st.subheader("Edit convoys")
+    st.caption("Status, times (ISO 8601 with offset), counts ('about 200', '1500-5000') and "
+               "confidence; checked by the same rules as an import.")  # fmt: skip
+    before = tables.editable_convoys(scenario)
+    choices = {
+        "status": [s.value for s in ConvoyStatus],
+        "time_precision": [p.value for p in TimePrecision],
+        "confidence": [c.value for c in Confidence],
+    }
+    config: dict[str, Any] = {
+        name: st.column_config.SelectboxColumn(options=options, required=True)
+        for name, options in choices.items()
+    }
+    edited = st.data_editor(
+        before,
+        key=f"convoy_editor:{scenario.id}:{len(changes.history(workspace, scenario.id))}",
+        hide_index=True,
+        disabled=["id", "convoy"],
+        num_rows="fixed",
+        column_config=config,
+    )
+    edits = tables.convoy_edits(before, edited)
+    if st.button(f"Save {len(edits)} changed convoy(s)", disabled=not edits, key="save_convoys"):
+        commit(workspace, scenario, edits, user, note="convoy table edit")
+
+
+def commit(
+    workspace: Workspace, scenario: Scenario, edits: list[changes.Edit], user: str, *, note: str
+) -> None:
+    try:
+        done = changes.commit(workspace, scenario.id, edits, who=user, note=note)
+    except ValidationError as error:
+        st.error(f"Nothing was saved:\n\n{error}")
+        return
+    except CorridorError as error:
+        st.error(f"The workspace could not be updated:\n\n{error}")
+        return
+    ss.flash = f"Saved {len(done)} change(s) ({note})."
+    st.rerun()
+
+
+# --- drawing --------------------------------------------------------------------------------
+
+
+def draw_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
+    st.subheader("Draw a zone or a route")
+    st.caption("Use the toolbar on the map's left: a polygon or rectangle becomes a control "
+               "zone, a line a convoy's route leg. Then fill in its facts and save.")  # fmt: skip
+    view = MapView(at=timeline.opening_moment(scenario))
+    folium_map = drawing.drawing_map(scenario, view, asset_url=published_assets())
+    returned = st_folium(folium_map, key="draw_map", height=480, width=None,
+                         returned_objects=["last_active_drawing"])  # fmt: skip
+    feature = (returned or {}).get("last_active_drawing")
+    if not feature:
+        return
+    try:
+        shape = drawing.drawn_shape(feature)
+    except ValidationError as error:
+        st.error(str(error))
+        return
+    if shape.geom_type == "LineString":
+        route_form(workspace, scenario, user, shape)
+    else:
+        zone_form(workspace, scenario, user, shape)
+
+
+def _sources(scenario: Scenario) -> list[str]:
+    ids = [source.id for source in scenario.sources]
+    return sorted(ids, key=lambda sid: "editor" not in sid)  # the editors' source first
+
+
+def zone_form(workspace: Workspace, scenario: Scenario, user: str, shape: Any) -> None:
+    with st.form("zone_form"):
+        st.markdown("**New control zone**")
+        name = st.text_input("Name")
+        control = st.selectbox("Control", list(Control))
+        holder = st.text_input("Held by")
+        valid_from = st.text_input("Valid from", iso_local(scenario.start, scenario.timezone))
+        valid_to = st.text_input("Valid to (blank: until further notice)")
+        source = st.selectbox("Source", _sources(scenario))
+        quote = st.text_area("Quote (the sentence this rests on)")
+        if not st.form_submit_button("Save the zone"):
+            return
+    cells = {"name": name, "control": str(control), "holder": holder, "valid_from": valid_from,
+             "valid_to": valid_to or None, "precision": "approximate", "source": source,
+             "quote": quote, "geometry": shape}  # fmt: skip
+    record_id = importing.slug(name or "zone") + f"-{uuid.uuid4().hex[:4]}"
+    commit(workspace, scenario, [changes.Edit("add", "zones", record_id, cells)], user,
+           note=f"zone drawn on the map: {name}")  # fmt: skip
+
+
+def route_form(workspace: Workspace, scenario: Scenario, user: str, shape: Any) -> None:
+    places = [place.id for place in scenario.places]
+    with st.form("route_form"):
+        st.markdown("**New route leg**")
+        convoy = st.selectbox("Convoy", [c.id for c in scenario.convoys])
+        leg = st.number_input("Leg", min_value=1, value=1, step=1)
+        start = st.selectbox("From", places)
+        end = st.selectbox("To", places)
+        precision = st.selectbox("Precision", list(RoutePrecision))
+        source = st.selectbox("Source", _sources(scenario))
+        quote = st.text_area("Quote (the sentence this rests on)")
+        if not st.form_submit_button("Save the route leg"):
+            return
+    cells = {"convoy": convoy, "leg": str(leg), "from": start, "to": end,
+             "precision": str(precision), "source": source, "quote": quote,
+             "geometry": shape}  # fmt: skip
+    record_id = f"{convoy}-leg-{leg}-{uuid.uuid4().hex[:4]}"
+    commit(workspace, scenario, [changes.Edit("add", "routes", record_id, cells)], user,
+           note=f"route leg drawn on the map for {convoy}")  # fmt: skip
+
+
+# --- the change log -------------------------------------------------------------------------
+
+
+def change_log(workspace: Workspace, scenario: Scenario, user: str) -> None:
+    st.subheader("Changes")
+    log = changes.history(workspace, scenario.id)
+    if not log:
+        st.caption("No change yet.")
+        return
+    frame = pd.DataFrame([{
+        "when (UTC)": f"{c.at:%Y-%m-%d %H:%M:%S}", "who": c.who, "what": c.action,
+        "layer": c.layer, "record": c.record_id, "field": c.field,
+        "old": _short(c.old), "new": _short(c.new), "note": c.note,
+    } for c in reversed(log)])  # fmt: skip
+    st.dataframe(frame, hide_index=True, width="stretch", key="change_log")
+    last = changes.undoable(workspace, scenario.id, who=user)
+    label = f"Undo my last change ({last[0].note or last[0].action})" if last else "Undo"
+    if st.button(label, disabled=not last, key="undo"):
+        try:
+            changes.undo(workspace, scenario.id, who=user)
+        except CorridorError as error:
+            st.error(str(error))
+            return
+        ss.flash = "Undone."
+        st.rerun()
+
+
+def _short(value: Any) -> str:
+    text = "" if value is None else str(value)
+    return text if len(text) <= 80 else text[:77] + "…"
+
+
+def main() -> None:
+    st.set_page_config(page_title="Corridor · import and edit", layout="wide")
+    st.title("Import and edit")
+    user = who()
+    opened = open_workspace()
+    if opened is None:
+        return
+    workspace, scenario = opened
+    if "flash" in ss:
+        st.success(ss.pop("flash"))
+    tabs = st.tabs(["Import a file", "Edit convoys", "Draw", "Changes"])
+    with tabs[0]:
+        import_section(workspace, scenario, user)
+    with tabs[1]:
+        convoy_editor(workspace, scenario, user)
+    with tabs[2]:
+        draw_section(workspace, scenario, user)
+    with tabs[3]:
+        change_log(workspace, scenario, user)
+
+
+main()

@@ -1,0 +1,125 @@
+"""The Import and edit page in the system Chromium: upload every format, add, edit, undo."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page
+from test_browser import LOCAL_HOSTS, ROOT, free_port, wait_for_health
+
+from geo import changes, importing
+from geo.scenario import read_scenario
+from geo.settings import Settings
+from geo.workspace import Workspace
+
+pytestmark = pytest.mark.browser
+IMPORTS = ROOT / "tests" / "data" / "import"
+FILES = ["places.csv", "places_by_name.csv", "convoys.csv", "mixed.csv", "acled.csv",
+         "zones.geojson", "zones.kml", "track.gpx", "zones.gpkg", "zones_shp.zip"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+    found = Workspace(tmp_path_factory.mktemp("edit") / "workspace.gpkg")
+    found.save(read_scenario(Settings.from_environment().default_scenario_dir))
+    return found
+
+
+@pytest.fixture(scope="module")
+def server(workspace: Workspace) -> Iterator[str]:
+    port = free_port()
+    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "dashboard.py"),
+               "--server.port", str(port), "--server.headless", "true",
+               "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]  # fmt: skip
+    environment = {**os.environ, "CORRIDOR_WORKSPACE": str(workspace.path)}
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_health(url, process)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if (route.request.url.split("/")[2].split(":")[0] in LOCAL_HOSTS)
+            or route.request.url.startswith(("data:", "blob:"))
+            else route.abort()
+        ),
+    )
+    yield context.new_page()
+    context.close()
+
+
+def open_page(page: Page, server: str) -> None:
+    page.goto(f"{server}/import_and_edit", wait_until="domcontentloaded")
+    page.get_by_role("heading", name="Import and edit").wait_for(timeout=30_000)
+    page.get_by_label("Your name (for the change log)").fill("browser-test")
+    page.keyboard.press("Enter")
+
+
+def metric(page: Page, label: str) -> str:
+    box = page.locator("[data-testid='stMetric']", has_text=label)
+    return box.locator("[data-testid='stMetricValue']").inner_text(timeout=30_000)
+
+
+def upload(page: Page, name: str) -> None:
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(IMPORTS / name)
+    page.get_by_text(f"{name}: ", exact=False).first.wait_for(timeout=60_000)
+
+
+def test_every_format_reads_as_the_command_line_reads_it(
+    server: str, page: Page, workspace: Workspace
+) -> None:
+    open_page(page, server)
+    scenario = workspace.load()
+    for name in FILES:
+        upload(page, name)
+        expected = importing.prepare(IMPORTS / name, scenario)
+        assert (metric(page, "Rows read"), metric(page, "Valid records")) == (
+            str(expected.rows),
+            str(expected.accepted),
+        ), name
+        assert metric(page, "Rows rejected") == str(len(expected.rejected)), name
+
+
+def test_upload_add_then_undo(server: str, page: Page, workspace: Workspace) -> None:
+    open_page(page, server)
+    upload(page, "places.csv")
+    page.get_by_role("button", name="Add 3 valid record(s)").click()
+    page.get_by_text("Added 3 record(s) from places.csv").wait_for(timeout=30_000)
+    assert {"ramouseh", "rashidin", "saraqib"} <= {p.id for p in workspace.load().places}
+    [change] = {c.batch: c for c in changes.history(workspace)}.values()
+    assert change.who == "browser-test"
+    page.get_by_role("tab", name="Changes").click()
+    page.get_by_role("button", name="Undo my last change").click()
+    page.get_by_text("Undone.").wait_for(timeout=30_000)
+    assert "ramouseh" not in {p.id for p in workspace.load().places}
+
+
+def test_a_hostile_file_name_is_shown_as_text(server: str, page: Page, tmp_path: Path) -> None:
+    hostile = tmp_path / "<img src=x onerror=alert(1)>.csv"
+    hostile.write_text((IMPORTS / "places.csv").read_text(encoding="utf-8"), encoding="utf-8")
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    open_page(page, server)
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(hostile)
+    page.get_by_text("<img src=x onerror=alert(1)>.csv: ", exact=False).first.wait_for(
+        timeout=60_000
+    )
+    assert page.locator("img[src='x']").count() == 0
+    assert dialogs == []

@@ -1,0 +1,241 @@
+"""Importing users' files into a workspace scenario: good rows in, bad rows reported, one change."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from geo import changes, cli, importing
+from geo.importing import Options
+from geo.records import ConvoyStatus, Event, RoutePrecision, Scenario
+from geo.scenario import read_scenario
+from geo.workspace import Workspace
+
+IMPORTS = Path(__file__).parent / "data" / "import"
+ZONE_DEFAULTS = {
+    "control": "government",
+    "holder": "Test holder",
+    "valid_from": "2016-12-15T00:00+02:00",
+}
+
+
+@pytest.fixture
+def tiny(tiny_dir: Path) -> Scenario:
+    return read_scenario(tiny_dir)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, tiny: Scenario) -> Workspace:
+    found = Workspace(tmp_path / "workspace.gpkg")
+    found.save(tiny)
+    return found
+
+
+def prepare(name: str, scenario: Scenario, **options: object) -> importing.Prepared:
+    return importing.prepare(IMPORTS / name, scenario, options=Options(**options), who="t")  # type: ignore[arg-type]
+
+
+def test_places_csv_with_lat_lon_columns(tiny: Scenario) -> None:
+    prepared = prepare("places.csv", tiny)
+    assert [p.id for p in prepared.records["places"]] == ["ramouseh", "rashidin", "saraqib"]
+    saraqib = prepared.records["places"][2]
+    assert (saraqib.latitude, saraqib.longitude) == pytest.approx((35.8633, 36.8006))
+    assert saraqib.source == (prepared.source.id,)
+    assert prepared.source.title == "places.csv (imported file)"
+    [rejected] = prepared.rejected
+    assert rejected == "places.csv, row 5 (id 'idlib')"
+    assert "not already in the scenario's places" in str(prepared.problems[0])
+
+
+def test_places_without_coordinates_are_geocoded_offline(tmp_path: Path, tiny: Scenario) -> None:
+    path = tmp_path / "towns.csv"
+    path.write_text("name,kind\nFoua,town\nKefraya,town\nNowhere-at-all-xq,town\n")
+    prepared = importing.prepare(path, tiny)
+    fuaa, kafraya = prepared.records["places"]
+    assert (fuaa.id, round(fuaa.latitude, 2), round(fuaa.longitude, 2)) == ("foua", 35.98, 36.7)
+    assert kafraya.country_code == "SY"
+    assert fuaa.precision.value in {"centroid", "approximate"}
+    warnings = [str(p) for p in prepared.problems if p.severity == "warning"]
+    assert any("'Foua' was geocoded offline: Fuaa" in text for text in warnings)
+    errors = [str(p) for p in prepared.problems if p.severity == "error"]
+    assert errors == [
+        "towns.csv, row 4, field 'name': expected coordinates, or a name the offline gazetteer "
+        "knows, got 'Nowhere-at-all-xq'"
+    ]
+
+
+def test_a_convoy_list_naming_places_makes_or_finds_them(tiny: Scenario) -> None:
+    prepared = prepare("convoys.csv", tiny)
+    convoys = prepared.records["convoys"]
+    assert [c.id for c in convoys] == ["cv-01", "cv-02", "cv-03"]
+    assert convoys[0].status is ConvoyStatus.ARRIVED
+    assert str(convoys[0].people) == "about 750"
+    made = {p.id: p for p in prepared.records["places"]}
+    assert {convoys[0].origin, convoys[0].destination} <= set(made)
+    assert prepared.named_places == len(made)
+    assert prepared.accepted == 3
+    assert convoys[0].confidence.value == "low"  # not stated: the lowest
+    assert convoys[0].quote == "row 2 (id 'cv-01') of convoys.csv"
+
+
+def test_mixed_file_keeps_the_good_rows_and_reports_each_bad_one(tiny: Scenario) -> None:
+    prepared = prepare("mixed.csv", tiny)
+    good = {p.id for p in prepared.records["places"]}
+    bad = {where.split(", ", 1)[1] for where in prepared.rejected}
+    assert len(good) + len(bad) == prepared.rows
+    assert {"ramouseh", "rashidin"} <= good
+    assert any("'latitude'" in str(p) and "'abc'" in str(p) for p in prepared.problems)
+    assert any("field 'name'" in str(p) and "required" in str(p) for p in prepared.problems)
+    assert any("cells" in str(p) for p in prepared.problems)
+    report = list(csv.DictReader(io.StringIO(prepared.report_csv())))
+    assert len(report) == len(prepared.problems)
+    assert {row["file"] for row in report} == {"mixed.csv"}
+
+
+def test_swapped_coordinates_are_flagged_and_fixed_on_request(tiny: Scenario) -> None:
+    flagged = prepare("swapped.csv", tiny)
+    assert flagged.swappable == ("row 3 (id 'saraqib')",)
+    fixed = prepare("swapped.csv", tiny, swap=frozenset(flagged.swappable))
+    [saraqib] = [p for p in fixed.records["places"] if p.id == "saraqib"]
+    assert (saraqib.latitude, saraqib.longitude) == pytest.approx((35.8633, 36.8006))
+    assert fixed.swappable == ()
+
+
+def test_zones_need_their_facts_from_the_file_or_the_defaults(tiny: Scenario) -> None:
+    bare = prepare("zones.kml", tiny, layer="zones")
+    assert bare.records["zones"] == []
+    missing = {(p.where, p.field) for p in bare.problems}
+    assert ("placemark #1 'East Aleppo pocket (test outline)'", "valid_from") in missing
+    assert ("placemark #3 'Ramouseh crossing'", "geometry") in missing  # a point, not a zone
+    filled = prepare("zones.kml", tiny, layer="zones", defaults=ZONE_DEFAULTS)
+    assert [z.holder for z in filled.records["zones"]] == ["Armed opposition groups", "Test holder"]
+    assert len(filled.rejected) == 2  # the point and the line are still not zones
+
+
+@pytest.mark.parametrize(
+    ("name", "layer", "count"),
+    [
+        ("zones.geojson", "zones", 2),
+        ("zones.kml", "zones", 2),
+        ("zones.gpkg", "zones", None),
+        ("zones_shp.zip", "zones", None),
+    ],
+)
+def test_zone_files_of_every_format(
+    name: str, layer: str, count: int | None, tiny: Scenario
+) -> None:
+    prepared = prepare(name, tiny, defaults=ZONE_DEFAULTS)
+    zones = prepared.records[layer]
+    assert zones, prepared.problems
+    if count is not None:
+        assert len(zones) == count
+    for zone in zones:
+        west, south, east, north = zone.geometry.bounds
+        assert 35 < west < east < 39
+        assert 34 < south < north < 38
+
+
+def test_a_gps_track_becomes_a_traced_route_of_the_chosen_convoy(tiny: Scenario) -> None:
+    prepared = prepare("track.gpx", tiny, defaults={"convoy": "c1"})
+    [route] = prepared.records["routes"]
+    assert route.convoy == "c1"
+    assert route.precision is RoutePrecision.TRACED
+    assert (route.from_place, route.to_place) == ("aleppo", "idlib")
+    assert route.leg == max(r.leg for r in tiny.routes if r.convoy == "c1") + 1
+    assert len(route.geometry.coords) >= 10
+    assert len(prepared.records["places"]) == 2  # the waypoints
+
+
+def test_acled_export_becomes_events(tiny: Scenario) -> None:
+    prepared = prepare("acled.csv", tiny)
+    events = prepared.records["events"]
+    assert events
+    assert all(isinstance(e, Event) for e in events)
+    first = events[0]
+    assert (first.id, first.date.isoformat(), first.event_type) == (
+        "SYR900001",
+        "2016-12-12",
+        "Battles",
+    )
+    assert first.source == (prepared.source.id,)
+    assert first.reported_by
+
+
+def test_commit_is_one_logged_transaction_that_undo_reverses(
+    workspace: Workspace, tiny: Scenario
+) -> None:
+    prepared = prepare("places.csv", tiny)
+    done = importing.commit_import(workspace, "tiny", prepared, who="ana")
+    assert len({change.batch for change in done}) == 1
+    loaded = workspace.load("tiny")
+    assert {"ramouseh", "rashidin", "saraqib"} <= {p.id for p in loaded.places}
+    assert prepared.source.id in {s.id for s in loaded.sources}
+    changes.undo(workspace, "tiny", who="ana")
+    assert workspace.load("tiny") == tiny
+
+
+def test_cli_imports_a_file_and_reports_rejected_rows(
+    workspace: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "report.csv"
+    code = cli.main(
+        [
+            "import",
+            str(IMPORTS / "mixed.csv"),
+            "--workspace",
+            str(workspace.path),
+            "--report",
+            str(report),
+            "--who",
+            "cli-test",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 1  # some rows were rejected; the good ones are in
+    assert "mixed.csv, row 3 (id 'bad-lat'), field 'latitude'" in out
+    assert "added" in out
+    assert "ramouseh" in {p.id for p in workspace.load("tiny").places}
+    assert "bad-lat" in report.read_text()
+    assert changes.history(workspace, "tiny")[0].who == "cli-test"
+
+
+def test_cli_sets_blank_fields_and_imports_zones(
+    workspace: Workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    arguments = ["import", str(IMPORTS / "zones.geojson"), "--workspace", str(workspace.path)]
+    for name, value in ZONE_DEFAULTS.items():
+        arguments += ["--set", f"{name}={value}"]
+    assert cli.main(arguments) == 0, capsys.readouterr()
+    assert len(workspace.load("tiny").zones) == 4
+
+
+def test_cli_dry_run_adds_nothing(workspace: Workspace) -> None:
+    before = workspace.path.read_bytes()
+    cli.main(
+        ["import", str(IMPORTS / "places.csv"), "--workspace", str(workspace.path), "--dry-run"]
+    )
+    assert workspace.path.read_bytes() == before
+
+
+def test_hostile_files_are_refused_with_one_clear_error(tiny: Scenario) -> None:
+    for name, words in [
+        ("evil.kml", "without DTD or entity"),
+        ("traversal.zip", "member paths inside the archive"),
+        ("bomb.zip", "guard against zip bombs"),
+        ("projected_no_crs.geojson", "longitude/latitude in degrees"),
+    ]:
+        prepared = prepare(name, tiny)
+        assert prepared.accepted == 0
+        assert any(words in str(p) for p in prepared.problems), (name, prepared.problems)
+
+
+def test_a_too_large_file_is_refused_before_reading(tmp_path: Path, tiny: Scenario) -> None:
+    big = tmp_path / "big.csv"
+    with big.open("wb") as handle:
+        handle.truncate(importing.MAX_UPLOAD_BYTES + 1)
+    prepared = importing.prepare(big, tiny)
+    assert prepared.accepted == 0
+    assert "at most 20 MB" in str(prepared.problems[0])
