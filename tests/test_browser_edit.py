@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 from test_browser import LOCAL_HOSTS, ROOT, free_port, wait_for_health
 
-from geo import changes, importing
+from geo import changes, importing, tables
 from geo.scenario import read_scenario
 from geo.settings import Settings
 from geo.workspace import Workspace
@@ -123,3 +123,34 @@ def test_a_hostile_file_name_is_shown_as_text(server: str, page: Page, tmp_path:
     )
     assert page.locator("img[src='x']").count() == 0
     assert dialogs == []
+
+
+def test_a_convoy_edited_in_the_table_is_saved(
+    server: str, page: Page, workspace: Workspace
+) -> None:
+    ids = [convoy.id for convoy in workspace.load().convoys]
+    row = ids.index("convoy-2")
+    column = ["id", "convoy", *tables.EDITABLE_CONVOY_FIELDS].index("vehicles")
+    open_page(page, server)
+    page.get_by_role("tab", name="Edit convoys").click()
+    grid = page.locator("[data-testid='stDataFrame']").filter(visible=True).first
+    grid.wait_for(timeout=30_000)
+    box = grid.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + 30, box["y"] + ROW_PX * (row + 1) + ROW_PX / 2)
+    for _ in range(column):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")  # opens the cell's editor
+    page.wait_for_timeout(300)
+    page.keyboard.type("about 20")
+    page.keyboard.press("Enter")
+    page.get_by_role("button", name="Save 1 changed convoy(s)").click()
+    page.get_by_text("Saved 1 change(s) (convoy table edit)").wait_for(timeout=30_000)
+    edited = next(c for c in workspace.load().convoys if c.id == "convoy-2")
+    assert str(edited.vehicles) == "about 20"
+    [change] = [c for c in changes.history(workspace) if c.field == "vehicles"]
+    assert (change.who, change.old, change.new) == ("browser-test", None, "about 20")
+
+
+ROW_PX = 35
+"""The height of a row of Streamlit's data grid (and of its header), in CSS pixels."""
