@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_browser import LOCAL_HOSTS, ROOT, free_port, wait_for_health
 
 from geo import changes, importing, tables
@@ -134,15 +135,22 @@ def test_a_convoy_edited_in_the_table_is_saved(
     open_page(page, server)
     page.get_by_role("tab", name="Edit convoys").click()
     grid = page.locator("[data-testid='stDataFrame']").filter(visible=True).first
-    grid.wait_for(timeout=30_000)
-    box = grid.bounding_box()
-    assert box is not None
-    page.mouse.click(box["x"] + 30, box["y"] + ROW_PX * (row + 1) + ROW_PX / 2)
-    for _ in range(column):
-        page.keyboard.press("ArrowRight")
-    page.keyboard.press("Enter")  # opens the cell's editor
-    page.wait_for_timeout(300)
-    page.keyboard.type("about 20")
+    editor = page.locator("textarea").filter(visible=True)
+    for _ in range(5):  # the grid may be redrawn by a rerun just as it is clicked: try again
+        grid.wait_for(timeout=30_000)
+        page.wait_for_timeout(500)
+        box = grid.bounding_box()
+        assert box is not None
+        page.mouse.click(box["x"] + 30, box["y"] + ROW_PX * (row + 1) + ROW_PX / 2)
+        for _ in range(column):
+            page.keyboard.press("ArrowRight")
+        page.keyboard.press("Enter")  # opens the cell's editor
+        try:
+            editor.first.wait_for(timeout=2_000)
+            break
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+    editor.first.fill("about 20")
     page.keyboard.press("Enter")
     page.get_by_role("button", name="Save 1 changed convoy(s)").click()
     page.get_by_text("Saved 1 change(s) (convoy table edit)").wait_for(timeout=30_000)
