@@ -185,6 +185,7 @@ def sidebar(scenario: Scenario) -> MapView:
     confidences = bar.multiselect(
         "Confidence", [c.value for c in Confidence], default=[c.value for c in Confidence]
     )
+    event_types, event_days = event_filters(scenario)
     return MapView(
         at=ss.at,
         layers=frozenset(key for key in ALL_LAYERS if ss[f"layer:{key}"]),
@@ -193,7 +194,23 @@ def sidebar(scenario: Scenario) -> MapView:
         organisations=frozenset(chosen_orgs),
         confidences=frozenset(Confidence(c) for c in confidences),
         selected=ss.selected,
+        event_types=event_types,
+        event_days=event_days,
     )
+
+
+def event_filters(scenario: Scenario) -> tuple[frozenset[str] | None, int | None]:
+    """Imported conflict events: which types, and how many days before the moment."""
+    if not scenario.events:
+        return None, None
+    bar = st.sidebar
+    types = sorted({event.event_type for event in scenario.events})
+    chosen = bar.multiselect("Event types", types, default=types, key="event_types")
+    days = bar.select_slider(
+        "Events of the last", options=[1, 3, 7, 14, 30, 90, 365, 0], value=7, key="event_days",
+        format_func=lambda n: f"{n} day(s)" if n else "any time before",
+    )  # fmt: skip
+    return frozenset(chosen), days or None
 
 
 def _toggle_play() -> None:

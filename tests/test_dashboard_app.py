@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from geo import tables
+from geo import changes, importing, tables
 from geo.mapview import ALL_LAYERS, LAYER_LABELS
 from geo.scenario import read_scenario
 from geo.settings import Settings
@@ -229,3 +229,64 @@ def test_no_stray_text_on_the_page(
 ) -> None:
     app = run_app(shipped_workspace, monkeypatch)
     assert [m.value for m in app.main.markdown if "Leaflet" in m.value] == []
+
+
+# --- a broken workspace, imported events -----------------------------------------------------
+
+
+def test_a_broken_workspace_can_be_opened_read_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = tmp_path / "broken.gpkg"
+    broken.write_bytes(b"this is not a GeoPackage")
+    app = run_app(broken, monkeypatch)
+    app.button(key="open_read_only").click().run()
+    assert not app.exception
+    assert app.title[0].value == "East Aleppo evacuation, 15 December 2016"
+    assert "Read-only" in app.sidebar.warning[0].value
+    assert broken.read_bytes() == b"this is not a GeoPackage"
+
+
+def test_a_broken_workspace_is_rebuilt_from_its_last_dump(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = Workspace(shipped_workspace)
+    edit = changes.Edit("update", "convoys", "convoy-2", {"vehicles": "about 20"})
+    changes.commit(workspace, "aleppo-2016-12", [edit], who="test")
+    shipped_workspace.write_bytes(b"\x00 corrupt")
+    app = run_app(shipped_workspace, monkeypatch)
+    assert "could not load" in app.error[0].value
+    app.button(key="rebuild_workspace").click().run()
+    assert not app.exception
+    assert "Rebuilt" in app.success[0].value
+    convoy = next(c for c in workspace.load().convoys if c.id == "convoy-2")
+    assert str(convoy.vehicles) == "about 20"  # the edit survived in the dump
+    assert len(list(shipped_workspace.parent.glob("workspace.gpkg.broken-*"))) == 1
+
+
+def test_imported_events_are_drawn_and_filtered_by_type_and_date(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = Workspace(shipped_workspace)
+    acled = Path(__file__).parent / "data" / "import" / "acled.csv"
+    prepared = importing.prepare(acled, workspace.load())
+    importing.commit_import(workspace, "aleppo-2016-12", prepared, who="test")
+    app = run_app(shipped_workspace, monkeypatch)
+    assert not app.exception
+    at = app.select_slider(key="at").value.date()
+
+    def events_drawn() -> list[str]:
+        block = OVERLAYS.search(map_script(app))
+        assert block
+        name = dict(OVERLAY_ENTRY.findall(block[1]))[json.dumps(LAYER_LABELS["events"])]
+        items = {key: json.loads(data) for key, data in ITEMS.findall(map_script(app))}[name]
+        return [item["tip"] for item in items]
+
+    in_week = [e for e in prepared.records["events"] if 0 <= (at - e.date).days < 7]
+    assert len(events_drawn()) == len(in_week) > 0
+    app.select_slider(key="event_days").set_value(0).run()
+    earlier = [e for e in prepared.records["events"] if e.date <= at]
+    assert len(events_drawn()) == len(earlier)
+    app.multiselect(key="event_types").set_value(["Battles"]).run()
+    assert all(tip.startswith("Battles") for tip in events_drawn())
+    assert len(events_drawn()) == sum(e.event_type == "Battles" for e in earlier)
