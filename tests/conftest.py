@@ -2,21 +2,33 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
+import os
 import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, Page, Route, sync_playwright
 
 from geo.chromium import LAUNCH_ARGS, find_chromium
+from geo.records import Scenario
+from geo.scenario import read_scenario
+from geo.workspace import Workspace
 
 TESTS_DIR = Path(__file__).parent
 TINY_DIR = TESTS_DIR / "data" / "scenarios" / "tiny"
 SHIPPED_DIR = TESTS_DIR.parent / "data" / "scenarios" / "aleppo-2016-12"
+ROOT = TESTS_DIR.parent
 
 
 @pytest.fixture
@@ -29,6 +41,20 @@ def tiny_dir() -> Path:
 def shipped_dir() -> Path:
     """The shipped Aleppo scenario (read only)."""
     return SHIPPED_DIR
+
+
+@pytest.fixture
+def tiny(tiny_dir: Path) -> Scenario:
+    """The tiny scenario, read and checked."""
+    return read_scenario(tiny_dir)
+
+
+@pytest.fixture
+def tiny_workspace(tmp_path: Path, tiny: Scenario) -> Workspace:
+    """A workspace in a temporary folder holding the tiny scenario."""
+    found = Workspace(tmp_path / "workspace.gpkg")
+    found.save(tiny)
+    return found
 
 
 @pytest.fixture
@@ -88,3 +114,77 @@ def browser() -> Iterator[Browser]:
         )
         yield chromium
         chromium.close()
+
+
+@dataclass
+class OfflinePage:
+    """A browser page that may load only local files, and what it tried or got wrong."""
+
+    page: Page
+    blocked: list[str] = field(default_factory=list)
+    """Requests that would have left the machine (aborted)."""
+    errors: list[str] = field(default_factory=list)
+    """Uncaught page errors and console errors."""
+    dialogs: list[str] = field(default_factory=list)
+    """alert/confirm/prompt messages (dismissed)."""
+
+
+@pytest.fixture
+def offline_page(browser: Browser) -> Iterator[OfflinePage]:
+    """A fresh page for file: and data: URLs; every other request is aborted and recorded."""
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    found = OfflinePage(context.new_page())
+
+    def only_local(route: Route) -> None:
+        if route.request.url.startswith(("file:", "data:", "blob:")):
+            route.continue_()
+        else:
+            found.blocked.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", only_local)
+    found.page.on("console", lambda m: found.errors.append(m.text) if m.type == "error" else None)
+    found.page.on("pageerror", lambda error: found.errors.append(str(error)))
+    found.page.on("dialog", lambda dialog: (found.dialogs.append(dialog.message), dialog.dismiss()))
+    yield found
+    context.close()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_health(url: str, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited early with code {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.25)
+    raise TimeoutError(f"streamlit did not answer at {url} within {seconds} s")
+
+
+@contextlib.contextmanager
+def streamlit_app(workspace: Path) -> Iterator[str]:
+    """`streamlit run dashboard.py` on a free local port with this workspace; yields its URL."""
+    port = free_port()
+    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "dashboard.py"),
+               "--server.port", str(port), "--server.headless", "true",
+               "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]  # fmt: skip
+    environment = {**os.environ, "CORRIDOR_WORKSPACE": str(workspace)}
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_health(url, process)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=20)

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, streamlit_app
 from playwright.sync_api import Browser, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from test_browser import LOCAL_HOSTS, ROOT, free_port, wait_for_health
+from test_browser import LOCAL_HOSTS
 
 from geo import changes, importing, tables
 from geo.scenario import read_scenario
@@ -33,21 +31,8 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
 
 @pytest.fixture(scope="module")
 def server(workspace: Workspace) -> Iterator[str]:
-    port = free_port()
-    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "dashboard.py"),
-               "--server.port", str(port), "--server.headless", "true",
-               "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]  # fmt: skip
-    environment = {**os.environ, "CORRIDOR_WORKSPACE": str(workspace.path)}
-    process = subprocess.Popen(
-        command, cwd=ROOT, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_health(url, process)
+    with streamlit_app(workspace.path) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 @pytest.fixture

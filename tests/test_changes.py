@@ -20,15 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def tiny(tiny_dir: Path) -> Scenario:
-    return read_scenario(tiny_dir)
-
-
-@pytest.fixture
-def workspace(tmp_path: Path, tiny: Scenario) -> Workspace:
-    found = Workspace(tmp_path / "workspace.gpkg")
-    found.save(tiny)
-    return found
+def workspace(tiny_workspace: Workspace) -> Workspace:
+    return tiny_workspace
 
 
 def convoy(workspace: Workspace, convoy_id: str) -> object:

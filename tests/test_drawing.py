@@ -13,7 +13,7 @@ from typing import Any
 import folium
 import pytest
 import streamlit_folium
-from playwright.sync_api import Browser, Route
+from conftest import OfflinePage
 from shapely.geometry import LineString, MultiPolygon, Polygon
 
 import geo.assets
@@ -367,60 +367,45 @@ READ_DRAWINGS = """
 
 
 @pytest.mark.browser
-def test_drawing_in_chromium_offline(tiny: Scenario, browser: Browser, tmp_path: Path) -> None:
+def test_drawing_in_chromium_offline(
+    tiny: Scenario, offline_page: OfflinePage, tmp_path: Path
+) -> None:
     page_file = tmp_path / "drawing.html"
     folium_map = drawing.drawing_map(tiny, MapView(at=AT, layers=frozenset()))
     page_file.write_text(render(folium_map), encoding="utf-8")
-    context = browser.new_context(viewport={"width": 1200, "height": 800})
-    errors: list[str] = []
-    blocked: list[str] = []
+    page = offline_page.page
+    page.goto(page_file.as_uri(), wait_until="load")
+    page.wait_for_selector(".leaflet-draw-toolbar", timeout=15_000)
+    tools = page.locator(".leaflet-draw-draw-polyline, .leaflet-draw-draw-polygon")
+    assert tools.count() == 2
+    assert page.locator(".leaflet-draw-draw-rectangle").count() == 1
+    for tool in NEVER:
+        assert page.locator(f".leaflet-draw-draw-{tool}").count() == 0
+    sprite = page.locator(".leaflet-draw-draw-polygon").evaluate(
+        "(a) => getComputedStyle(a).backgroundImage"
+    )
+    assert "data:image/" in sprite
 
-    def only_local(route: Route) -> None:
-        if route.request.url.startswith(("file:", "data:", "blob:")):
-            route.continue_()
-        else:
-            blocked.append(route.request.url)
-            route.abort()
+    page.click(".leaflet-draw-draw-rectangle")
+    page.mouse.move(500, 300)
+    page.mouse.down()
+    page.mouse.move(600, 350, steps=5)
+    page.mouse.move(700, 400, steps=5)
+    page.mouse.up()
+    page.click(".leaflet-draw-draw-polyline")
+    for x, y in [(400, 500), (500, 550), (600, 520), (600, 520)]:  # last click finishes
+        page.mouse.click(x, y)
+        page.wait_for_timeout(100)
+    page.click(".leaflet-draw-draw-polygon")
+    for x, y in [(800, 250), (900, 300), (850, 400), (800, 250)]:  # first point closes
+        page.mouse.click(x, y)
+        page.wait_for_timeout(100)
 
-    context.route("**/*", only_local)
-    page = context.new_page()
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    try:
-        page.goto(page_file.as_uri(), wait_until="load")
-        page.wait_for_selector(".leaflet-draw-toolbar", timeout=15_000)
-        tools = page.locator(".leaflet-draw-draw-polyline, .leaflet-draw-draw-polygon")
-        assert tools.count() == 2
-        assert page.locator(".leaflet-draw-draw-rectangle").count() == 1
-        for tool in NEVER:
-            assert page.locator(f".leaflet-draw-draw-{tool}").count() == 0
-        sprite = page.locator(".leaflet-draw-draw-polygon").evaluate(
-            "(a) => getComputedStyle(a).backgroundImage"
-        )
-        assert "data:image/" in sprite
-
-        page.click(".leaflet-draw-draw-rectangle")
-        page.mouse.move(500, 300)
-        page.mouse.down()
-        page.mouse.move(600, 350, steps=5)
-        page.mouse.move(700, 400, steps=5)
-        page.mouse.up()
-        page.click(".leaflet-draw-draw-polyline")
-        for x, y in [(400, 500), (500, 550), (600, 520), (600, 520)]:  # last click finishes
-            page.mouse.click(x, y)
-            page.wait_for_timeout(100)
-        page.click(".leaflet-draw-draw-polygon")
-        for x, y in [(800, 250), (900, 300), (850, 400), (800, 250)]:  # first point closes
-            page.mouse.click(x, y)
-            page.wait_for_timeout(100)
-
-        shapes = [drawing.drawn_shape(f) for f in page.evaluate(READ_DRAWINGS)]
-        assert [shape.geom_type for shape in shapes] == ["Polygon", "LineString", "Polygon"]
-        assert len(shapes[0].exterior.coords) == 5  # the rectangle
-        assert len(shapes[1].coords) == 3
-        assert len(shapes[2].exterior.coords) == 4
-        assert all(shape.is_valid for shape in shapes)
-        assert errors == []
-        assert blocked == []
-    finally:
-        context.close()
+    shapes = [drawing.drawn_shape(f) for f in page.evaluate(READ_DRAWINGS)]
+    assert [shape.geom_type for shape in shapes] == ["Polygon", "LineString", "Polygon"]
+    assert len(shapes[0].exterior.coords) == 5  # the rectangle
+    assert len(shapes[1].coords) == 3
+    assert len(shapes[2].exterior.coords) == 4
+    assert all(shape.is_valid for shape in shapes)
+    assert offline_page.errors == []
+    assert offline_page.blocked == []

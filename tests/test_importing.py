@@ -11,7 +11,6 @@ import pytest
 from geo import changes, cli, importing
 from geo.importing import Options
 from geo.records import ConvoyStatus, Event, RoutePrecision, Scenario
-from geo.scenario import read_scenario
 from geo.workspace import Workspace
 
 IMPORTS = Path(__file__).parent / "data" / "import"
@@ -23,15 +22,8 @@ ZONE_DEFAULTS = {
 
 
 @pytest.fixture
-def tiny(tiny_dir: Path) -> Scenario:
-    return read_scenario(tiny_dir)
-
-
-@pytest.fixture
-def workspace(tmp_path: Path, tiny: Scenario) -> Workspace:
-    found = Workspace(tmp_path / "workspace.gpkg")
-    found.save(tiny)
-    return found
+def workspace(tiny_workspace: Workspace) -> Workspace:
+    return tiny_workspace
 
 
 def prepare(name: str, scenario: Scenario, **options: object) -> importing.Prepared:

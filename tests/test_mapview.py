@@ -417,7 +417,7 @@ def evil_scenario(tiny_copy: Path, edit_csv: Callable[..., None]) -> Scenario:
     (tiny_copy / "zones.geojson").write_text(json.dumps(zones), encoding="utf-8")
     meta = tomllib.loads((tiny_copy / "scenario.toml").read_text(encoding="utf-8"))
     meta["title"] = f"Tiny {EVIL}"
-    meta["sources"][1]["url"] = "javascript:alert(1)"
+    meta["sources"][1]["title"] = "javascript:alert(1)"  # (as a url it is refused)
     (tiny_copy / "scenario.toml").write_text(tomli_w.dumps(meta), encoding="utf-8")
     return read_scenario(tiny_copy)
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import OfflinePage
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from playwright.sync_api import Browser, Route
 
 from geo import export, importing
 from geo.errors import ValidationError
@@ -146,38 +146,23 @@ def test_no_template_ran_on_the_server(hostile: tuple[Scenario, str]) -> None:
 
 @pytest.mark.browser
 def test_opening_every_popup_and_tooltip_runs_nothing(
-    hostile: tuple[Scenario, str], tmp_path: Path, browser: Browser
+    hostile: tuple[Scenario, str], tmp_path: Path, offline_page: OfflinePage
 ) -> None:
     _, html = hostile
     path = tmp_path / "hostile.html"
     path.write_text(html, encoding="utf-8")
-    dialogs: list[str] = []
-    errors: list[str] = []
-
-    def only_local(route: Route) -> None:
-        if route.request.url.startswith(("file:", "data:")):
-            route.continue_()
-        else:
-            route.abort()
-
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    try:
-        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.route("**/*", only_local)
-        page.goto(path.as_uri(), wait_until="load")
-        page.locator(".leaflet-container").wait_for(timeout=15_000)
-        opened = page.evaluate(OPEN_EVERYTHING)
-        page.wait_for_timeout(500)
-        pwned = page.evaluate("window.__pwned")
-        planted = page.evaluate(
-            'document.querySelectorAll(\'img[src="x"], svg[onload], [onmouseover], '
-            "[onfocus]').length"
-        )
-    finally:
-        page.close()
+    page = offline_page.page
+    page.goto(path.as_uri(), wait_until="load")
+    page.locator(".leaflet-container").wait_for(timeout=15_000)
+    opened = page.evaluate(OPEN_EVERYTHING)
+    page.wait_for_timeout(500)
+    pwned = page.evaluate("window.__pwned")
+    planted = page.evaluate(
+        "document.querySelectorAll('img[src=\"x\"], svg[onload], [onmouseover], [onfocus]').length"
+    )
     assert opened > 3 * len(PAYLOADS)
-    assert (pwned, planted, dialogs, errors) == (None, 0, [], [])
+    assert (pwned, planted, offline_page.dialogs, offline_page.errors) == (None, 0, [], [])
+    assert offline_page.blocked == []
 
 
 OPEN_EVERYTHING = """() => {
