@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT, streamlit_app
 from playwright.sync_api import Browser, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from test_browser import LOCAL_HOSTS
+from test_browser import LOCAL_HOSTS, MAP_FRAME
 
 from geo import changes, importing, tables
 from geo.scenario import read_scenario
@@ -147,3 +147,36 @@ def test_a_convoy_edited_in_the_table_is_saved(
 
 ROW_PX = 35
 """The height of a row of Streamlit's data grid (and of its header), in CSS pixels."""
+
+
+def test_a_zone_drawn_on_the_map_is_saved_with_its_facts(
+    server: str, page: Page, workspace: Workspace
+) -> None:
+    before = {zone.id for zone in workspace.load().zones}
+    open_page(page, server)
+    page.get_by_role("tab", name="Draw").click()
+    frame = page.frame_locator(MAP_FRAME).last
+    frame.locator(".leaflet-draw-draw-rectangle").click(timeout=30_000)
+    box = page.locator(MAP_FRAME).last.bounding_box()
+    assert box is not None
+    left, top = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(left, top)
+    page.mouse.down()
+    page.mouse.move(left + 60, top + 40, steps=5)
+    page.mouse.move(left + 120, top + 80, steps=5)
+    page.mouse.up()
+    form = page.locator("[data-testid='stForm']")
+    form.get_by_label("Name").fill("Drawn test zone")
+    form.get_by_label("Held by").fill("Test holder")
+    form.get_by_role("button", name="Save the zone").click()
+    page.get_by_text("Saved 1 change(s) (zone drawn on the map: Drawn test zone)").wait_for(
+        timeout=30_000
+    )
+    [added] = [z for z in workspace.load().zones if z.id not in before]
+    assert (added.name, added.holder, added.precision.value) == (
+        "Drawn test zone",
+        "Test holder",
+        "approximate",
+    )
+    assert added.geometry.geom_type == "Polygon"
+    assert len(added.geometry.exterior.coords) == 5
