@@ -231,3 +231,19 @@ def test_a_too_large_file_is_refused_before_reading(tmp_path: Path, tiny: Scenar
     prepared = importing.prepare(big, tiny)
     assert prepared.accepted == 0
     assert "at most 20 MB" in str(prepared.problems[0])
+
+
+FIXTURES = sorted(p.name for p in IMPORTS.iterdir() if p.suffix not in {".md", ".py"})
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_cli_reads_every_fixture_as_the_engine_does(
+    name: str, workspace: Workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected = importing.prepare(IMPORTS / name, workspace.load("tiny"))
+    code = cli.main(["import", str(IMPORTS / name), "--workspace", str(workspace.path),
+                     "--dry-run"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert f"{expected.accepted} of {expected.rows} rows valid" in out
+    assert code == (1 if expected.rejected or not expected.accepted else 0)
+    assert out.count("\n") >= len(expected.problems) + 1
