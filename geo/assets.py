@@ -53,6 +53,7 @@ CLUSTER_CSS = Asset("leaflet.markercluster", "dist/MarkerCluster.css")
 CLUSTER_DEFAULT_CSS = Asset("leaflet.markercluster", "dist/MarkerCluster.Default.css")
 DRAW_JS = Asset("leaflet-draw", "dist/leaflet.draw.js")
 DRAW_CSS = Asset("leaflet-draw", "dist/leaflet.draw.css")  # its sprites are in dist/images
+SUPERCLUSTER_JS = Asset("supercluster", "dist/supercluster.min.js")
 BASEMAP_JS = Asset(GENERATED, "basemap.js")
 
 # What each folium class needs instead of its CDN links, by the folium class name.
@@ -76,6 +77,7 @@ OFFLINE: dict[str, tuple[list[tuple[str, Asset]], list[tuple[str, Asset]]]] = {
 OFFLINE["FastMarkerCluster"] = OFFLINE["MarkerCluster"]
 OFFLINE["OfflineBase"] = ([("corridor_basemap", BASEMAP_JS)], [])
 OFFLINE["Items"] = ([("antpath", ANT_PATH_JS)], [])
+OFFLINE["EventPoints"] = ([("supercluster", SUPERCLUSTER_JS)], [])
 
 
 def content(asset: Asset) -> bytes:
@@ -98,6 +100,7 @@ SCRIPT_ORDER = (
     MEASURE_JS,
     CLUSTER_JS,
     DRAW_JS,
+    SUPERCLUSTER_JS,
     BASEMAP_JS,
 )
 STYLE_ORDER = (

@@ -111,6 +111,16 @@ def _parser() -> argparse.ArgumentParser:
     reading.add_argument("--json", action="store_true", help="print one JSON object")
     reading.set_defaults(command=_extract)
 
+    synthetic = commands.add_parser(
+        "generate", help="write an invented scenario of any size, for load tests (by seed)"
+    )
+    synthetic.add_argument("--events", type=int, default=100_000)
+    synthetic.add_argument("--convoys", type=int, default=10_000, help="each with one route leg")
+    synthetic.add_argument("--zones", type=int, default=40)
+    synthetic.add_argument("--seed", type=int, default=2016)
+    synthetic.add_argument("--out", type=Path, required=True, help="the scenario folder to write")
+    synthetic.set_defaults(command=_generate)
+
     for command in (load, dump, geocode):
         command.add_argument(
             "--workspace",
@@ -187,6 +197,16 @@ def _user() -> str:
 
 
 IMPORT_LAYERS = ["places", "convoys", "figures", "routes", "zones", "events"]
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from geo.synthetic import generate
+
+    scenario = generate(events=args.events, convoys=args.convoys, zones=args.zones, seed=args.seed)
+    folder = args.out / scenario.id if args.out.is_dir() else args.out
+    write_scenario(scenario, folder)
+    print(f"{folder}: wrote {scenario.id!r} — {summary(scenario)}")
+    return 0
 
 
 def _dump(args: argparse.Namespace) -> int:
@@ -328,6 +348,6 @@ def _read_text(path: Path) -> str:
 def summary(scenario: Scenario) -> str:
     parts = [
         f"{len(getattr(scenario, name))} {name}"
-        for name in ("sources", "places", "convoys", "figures", "routes", "zones")
+        for name in ("sources", "places", "convoys", "figures", "routes", "zones", "events")
     ]
     return ", ".join(parts)

@@ -11,21 +11,25 @@ from typing import Any
 
 import folium
 import folium.plugins
+import numpy as np
+import numpy.typing as npt
+import shapely
 from branca.element import Element, MacroElement
 from folium.elements import JSCSSMixin
 from jinja2 import Template
 from shapely.geometry import Point, mapping
 
-from geo import basemap, timeline
+from geo import _memo, basemap, bulk, timeline
 from geo._html import CARD_CSS, card, esc, times
+from geo._script import ScriptElement, script_json
 from geo.assets import make_tree_offline
+from geo.bulk import EventPoints, LeanRoutes
 from geo.records import (
     Confidence,
     Control,
     ControlZone,
     Convoy,
     ConvoyStatus,
-    Event,
     Figure,
     FigureKind,
     Place,
@@ -82,15 +86,6 @@ FIGURE_COLOURS = {
     FigureKind.DISPLACED: "#E69F00",
     FigureKind.OTHER: "#999999",
 }
-EVENT_COLOURS = {  # ACLED's event types; any other type is grey
-    "Battles": "#D55E00",
-    "Explosions/Remote violence": "#CC79A7",
-    "Violence against civilians": "#000000",
-    "Protests": "#56B4E9",
-    "Riots": "#E69F00",
-    "Strategic developments": "#009E73",
-}
-OTHER_EVENT_COLOUR = "#999999"
 DRAW_ORDER = [  # later states are drawn on top of earlier ones where routes share a road
     ConvoyState.PLANNED,
     ConvoyState.NOT_DEPARTED,
@@ -176,7 +171,8 @@ def build_map(
     root: Any = m.get_root()
     root.header.add_child(Element(f"<style>{CARD_CSS}{_MAP_CSS}</style>"))
     OfflineBase().add_to(m)
-    groups = _overlays(scenario, view)
+    records = shown(scenario, view)
+    groups = _overlays(scenario, view, records)
     for group in groups.values():
         group.add_to(m)
     _selection(scenario, view).add_to(m)
@@ -187,7 +183,7 @@ def build_map(
     ).add_to(m)
     _Hatch().add_to(m)
     Panel("topleft", "corridor-title", _title_html(scenario, view)).add_to(m)
-    Panel("bottomright", "corridor-legend", legend_html(scenario, view)).add_to(m)
+    Panel("bottomright", "corridor-legend", legend_html(scenario, view, records)).add_to(m)
     _LayerSync(groups).add_to(m)
     make_tree_offline(m, asset_url)
     return m
@@ -207,7 +203,8 @@ class Shown:
     """Convoys under way whose position is known (the 'convoys' overlay)."""
     places: list[Place]
     figures: list[Figure]
-    events: list[Event]
+    events: npt.NDArray[np.intp]
+    """Indexes into scenario.events: those of the moment's window and chosen types."""
 
 
 def shown(scenario: Scenario, view: MapView) -> Shown:
@@ -220,28 +217,40 @@ def shown(scenario: Scenario, view: MapView) -> Shown:
         moving=[c for c in convoys if c.position is not None and c.state is ConvoyState.UNDER_WAY],
         places=[p for p in scenario.places if p.kind is not PlaceKind.COUNTRY],
         figures=sorted(timeline.figures_at(scenario, view.at), key=lambda f: -f.count.high),
-        events=timeline.events_at(scenario, view.at, days=view.event_days, types=view.event_types),
+        events=bulk.selection(scenario, view.at, days=view.event_days, types=view.event_types),
     )
 
 
-def _overlays(scenario: Scenario, view: MapView) -> dict[str, folium.FeatureGroup]:
-    """One feature group per overlay, each filled by a single Items element (compact JSON)."""
+DETAIL_LIMIT = 500
+"""Above this many convoys shown, routes and positions are drawn lean: on a canvas, simplified,
+with a tooltip but no popup, arrowhead or animation (the browser stays fluid; see bench/)."""
+SIMPLIFY_DEGREES = 0.004
+"""Tolerance of the lean routes' simplification (about 400 m: a pixel at zoom 8)."""
+
+
+def _overlays(scenario: Scenario, view: MapView, records: Shown) -> dict[str, folium.FeatureGroup]:
+    """One feature group per overlay, each filled by one element of compact JSON."""
     items: dict[str, list[Item]] = {key: [] for key in ALL_LAYERS}
-    records = shown(scenario, view)
     for zone in records.zones:
         items[ZONE_LAYERS[zone.control]].append(_zone(zone, scenario.timezone))
-    for convoy in records.convoys:
+    lean = len(records.convoys) > DETAIL_LIMIT
+    for convoy in records.convoys if not lean else ():
         for leg in timeline.legs_of(scenario, convoy.convoy.id):
             items["routes"] += _route(leg, convoy, scenario)
-    items["convoys"] = [_convoy_marker(convoy, scenario) for convoy in records.moving]
+    mark = _lean_marker if lean else _convoy_marker
+    items["convoys"] = [mark(convoy, scenario) for convoy in records.moving]
     items["places"] = [_place(place) for place in records.places]
     for figure in records.figures:
         items["figures"] += _figure(figure, scenario)
-    items["events"] = [_event(event) for event in records.events]
     groups = {}
     for key in ALL_LAYERS:
         group = folium.FeatureGroup(name=LAYER_LABELS[key], show=key in view.layers)
-        Items(items[key]).add_to(group)
+        if key == "events":
+            EventPoints(bulk.payload(scenario, records.events)).add_to(group)
+        elif key == "routes" and lean:
+            _lean_routes(scenario, records).add_to(group)
+        else:
+            Items(items[key], canvas=lean and key in ("routes", "convoys")).add_to(group)
         groups[key] = group
     return groups
 
@@ -396,6 +405,57 @@ def _convoy_marker(item: ConvoyAt, scenario: Scenario) -> Item:
     return _icon(location, _CONVOY_SVG, 26, tip, convoy_card(item, scenario))
 
 
+def _lean_routes(scenario: Scenario, records: Shown) -> LeanRoutes:
+    """Every leg for a map of thousands: simplified, on a canvas, a tooltip each.
+
+    A canvas strokes dashed lines slowly (in Chromium, 10,000 dashed legs took 1.5 s more to
+    draw than solid ones), so here approximate legs are drawn thin and faded instead of dashed,
+    and planned ones by their colour alone; the legend says so.
+    """
+    styles: list[dict[str, Any]] = []
+    style_of: dict[tuple[ConvoyState, bool], int] = {}
+    legs = []
+    for item in records.convoys:
+        state = item.state
+        tip = esc(f"{item.convoy.label} — {state.value}")
+        planned = state in (ConvoyState.NOT_DEPARTED, ConvoyState.PLANNED)
+        for leg in timeline.legs_of(scenario, item.convoy.id):
+            faded = leg.precision.value == "approximate" and not planned
+            if (state, faded) not in style_of:
+                style_of[state, faded] = len(styles)
+                styles.append({"color": STATE_COLOURS[state], "weight": 2 if faded else 3,
+                               "opacity": 0.45 if faded else 0.85})  # fmt: skip
+            legs.append((style_of[state, faded], tip, _simplified(scenario, leg.id)))
+    return LeanRoutes(styles, legs)
+
+
+def _simplified(scenario: Scenario, route_id: str) -> list[list[float]]:
+    """A leg's [lat, lon] points, simplified and rounded (computed once for all legs)."""
+
+    def all_legs() -> dict[str, list[list[float]]]:
+        lines = shapely.simplify(
+            np.array([r.geometry for r in scenario.routes]),
+            SIMPLIFY_DEGREES,
+            preserve_topology=False,
+        )
+        found = {}
+        for route, line in zip(scenario.routes, lines, strict=True):
+            xy = np.round(shapely.get_coordinates(line), 5)
+            found[route.id] = xy[:, ::-1].tolist()
+        return found
+
+    return _memo.derived(scenario.routes, "simplified", all_legs)[route_id]
+
+
+def _lean_marker(item: ConvoyAt, scenario: Scenario) -> Item:
+    assert item.position is not None
+    share = f"{(item.progress or 0) * 100:.0f}% of the route"
+    options = {"radius": 5, "color": "#ffffff", "weight": 1.5, "fillColor": "#009E73",
+               "fillOpacity": 1}  # fmt: skip
+    where = [round(item.position.y, 5), round(item.position.x, 5)]
+    return _item("circle", where, options, esc(f"{item.convoy.label} — under way, about {share}"))
+
+
 # --- places and figures ------------------------------------------------------------------
 
 
@@ -450,30 +510,6 @@ def _figure(figure: Figure, scenario: Scenario) -> list[Item]:
     ]  # fmt: skip
 
 
-def _event(event: Event) -> Item:
-    colour = EVENT_COLOURS.get(event.event_type, OTHER_EVENT_COLOUR)
-    facts = [
-        ("Date", event.date.isoformat()),
-        ("Type", event.event_type),
-        ("Sub-type", event.sub_event_type),
-        ("Actors", " — ".join(actor for actor in (event.actor1, event.actor2) if actor)),
-        ("Location", ", ".join(part for part in (event.location, event.admin1) if part)),
-        ("Fatalities", str(event.fatalities)),
-        ("Reported by", event.reported_by),
-        ("Location precision", _PRECISION_WORDS.get(event.geo_precision or 0, "")),
-        ("Source", ", ".join(event.source)),
-    ]
-    title = f"{event.event_type}, {event.date:%d %b %Y}"
-    options = {"radius": 4 + min(event.fatalities, 50) ** 0.5, "color": colour, "weight": 1,
-               "fillColor": colour, "fillOpacity": 0.6}  # fmt: skip
-    where = _round([(event.latitude, event.longitude)])[0]
-    tip = esc(f"{title}: {event.location}" if event.location else title)
-    return _item("circle", where, options, tip, card(title, facts, quote=event.notes))
-
-
-_PRECISION_WORDS = {1: "the named place", 2: "near the named place", 3: "the district or province"}
-
-
 def _selection(scenario: Scenario, view: MapView) -> folium.FeatureGroup:
     """A halo under the selected convoy's route (not in the layer control)."""
     group = folium.FeatureGroup(name="Selected convoy", control=False)
@@ -488,9 +524,9 @@ def _selection(scenario: Scenario, view: MapView) -> folium.FeatureGroup:
 # --- legend, title -----------------------------------------------------------------------
 
 
-def legend_html(scenario: Scenario, view: MapView) -> str:
+def legend_html(scenario: Scenario, view: MapView, records: Shown | None = None) -> str:
     """The legend of what is switched on and present at the moment, with the map's symbols."""
-    records = shown(scenario, view)
+    records = records or shown(scenario, view)
     rows: list[str] = []
     controls = {zone.control for zone in records.zones}
     for control, key in ZONE_LAYERS.items():
@@ -499,21 +535,29 @@ def legend_html(scenario: Scenario, view: MapView) -> str:
             fill = "url(#corridor-legend-hatch)" if hatch else ZONE_COLOURS[control]
             rows.append(_legend_row(_swatch(ZONE_COLOURS[control], fill), LAYER_LABELS[key]))
     states = {item.state for item in records.convoys}
+    lean = len(records.convoys) > DETAIL_LIMIT
     if "routes" in view.layers and states:
         for group, label in _ROUTE_LEGEND:
             if states & set(group):
-                dash = PLANNED_DASH if ConvoyState.NOT_DEPARTED in group else ""
+                dash = PLANNED_DASH if ConvoyState.NOT_DEPARTED in group and not lean else ""
                 rows.append(_legend_row(_line(STATE_COLOURS[group[0]], dash), label))
-        rows.append(_legend_row(_line("#1a1a1a", APPROXIMATE_DASH), "Dashed: approximate line"))
+        if lean:
+            note = f"Overview of {len(records.convoys):,} convoys: approximate lines thin and faded"
+            rows.append(_legend_row(_line("#1a1a1a", "", opacity=0.45), note))
+        else:
+            rows.append(_legend_row(_line("#1a1a1a", APPROXIMATE_DASH), "Dashed: approximate line"))
     if "convoys" in view.layers and records.moving:
         small = _CONVOY_SVG.replace('width="26" height="26"', 'width="16" height="16"')
         rows.append(_legend_row(small, "Convoy under way (position interpolated)"))
     if "places" in view.layers and records.places:
         rows.append(_legend_row(_PLACE_SVG["city"], "Place (dotted outline: approximate)"))
-    if "events" in view.layers:
-        for kind in dict.fromkeys(event.event_type for event in records.events):
-            colour = EVENT_COLOURS.get(kind, OTHER_EVENT_COLOUR)
-            rows.append(_legend_row(_circle(colour), f"Event: {kind}"))
+    if "events" in view.layers and len(records.events):
+        table = bulk.columns(scenario)
+        for kind in sorted(set(table.kind[records.events].tolist())):
+            name = table.kinds[kind]
+            colour = bulk.EVENT_COLOURS.get(name, bulk.OTHER_COLOUR)
+            rows.append(_legend_row(_circle(colour), f"Event: {name}"))
+        rows.append(_legend_row(_cluster(), "Events grouped (click to zoom in)"))
     if "figures" in view.layers:
         for kind in dict.fromkeys(figure.kind for figure in records.figures):
             label = f"Reported {kind.value.replace('_', ' ')} (area ∝ count)"
@@ -545,10 +589,17 @@ def _swatch(stroke: str, fill: str) -> str:
     )
 
 
-def _line(colour: str, dash: str) -> str:
+def _line(colour: str, dash: str, *, opacity: float = 1.0) -> str:
     return (
         f'<svg width="22" height="10"><line x1="1" y1="5" x2="21" y2="5" stroke="{colour}" '
-        f'stroke-width="3" stroke-dasharray="{dash or "0"}"/></svg>'
+        f'stroke-width="3" stroke-dasharray="{dash or "0"}" stroke-opacity="{opacity:g}"/></svg>'
+    )
+
+
+def _cluster() -> str:
+    return (
+        '<svg width="16" height="16"><circle cx="8" cy="8" r="7" fill="#fff" stroke="#555" '
+        'stroke-width="1.5"/><text x="8" y="11" font-size="8" text-anchor="middle">n</text></svg>'
     )
 
 
@@ -569,38 +620,43 @@ def _title_html(scenario: Scenario, view: MapView) -> str:
 # --- page elements (Leaflet controls and small scripts) ------------------------------------
 
 
-class Items(JSCSSMixin, MacroElement):
+class Items(ScriptElement):
     """Many Leaflet layers from one compact JSON list, added to the parent feature group.
 
     One element per overlay instead of one folium object per feature: the map builds fast and
     its script stays small. Tooltips and popups are already-escaped HTML passed as JSON strings.
+    With `canvas`, vector layers share one canvas renderer (thousands stay fluid).
     """
 
-    _template = Template(
-        """
-        {% macro script(this, kwargs) %}
-        (function(group, items) {
-            items.forEach(function(it) {
-                var layer;
-                if (it.t === 'line') { layer = L.polyline(it.ll, it.o); }
-                else if (it.t === 'ant') { layer = L.polyline.antPath(it.ll, it.o); }
-                else if (it.t === 'circle') { layer = L.circleMarker(it.ll, it.o); }
-                else if (it.t === 'geojson') { layer = L.geoJSON(it.g, {style: it.o}); }
-                else { layer = L.marker(it.ll, {icon: L.divIcon(it.i),
-                                                interactive: it.o.interactive}); }
-                if (it.tip) { layer.bindTooltip(it.tip, {sticky: true}); }
-                if (it.pop) { layer.bindPopup(it.pop, {maxWidth: 380}); }
-                layer.addTo(group);
-            });
-        })({{ this._parent.get_name() }}, {{ this.items|tojson }});
-        {% endmacro %}
-        """
-    )
-
-    def __init__(self, items: list[Item]) -> None:
+    def __init__(self, items: list[Item], *, canvas: bool = False) -> None:
         super().__init__()
         self._name = "Items"
         self.items = items
+        self.canvas = canvas
+
+    def script_text(self) -> str:
+        script = _ITEMS_SCRIPT.replace("GROUP", self.parent_name)
+        script = script.replace("CANVAS", "true" if self.canvas else "false")
+        return script.replace("ITEMS", script_json(self.items))
+
+
+_ITEMS_SCRIPT = """
+(function(group, items) {
+    var renderer = CANVAS ? L.canvas({padding: 0.3}) : undefined;
+    items.forEach(function(it) {
+        var layer;
+        if (renderer && it.t !== 'icon') { it.o.renderer = renderer; }
+        if (it.t === 'line') { layer = L.polyline(it.ll, it.o); }
+        else if (it.t === 'ant') { layer = L.polyline.antPath(it.ll, it.o); }
+        else if (it.t === 'circle') { layer = L.circleMarker(it.ll, it.o); }
+        else if (it.t === 'geojson') { layer = L.geoJSON(it.g, {style: it.o}); }
+        else { layer = L.marker(it.ll, {icon: L.divIcon(it.i), interactive: it.o.interactive}); }
+        if (it.tip) { layer.bindTooltip(it.tip, {sticky: true}); }
+        if (it.pop) { layer.bindPopup(it.pop, {maxWidth: 380}); }
+        layer.addTo(group);
+    });
+})(GROUP, ITEMS);
+"""
 
 
 class Panel(MacroElement):
@@ -822,4 +878,6 @@ div.leaflet-container{background:#d4e4ee;font:12px/1.3 system-ui,sans-serif}
 .corridor-legend-row{display:flex;align-items:center;gap:6px;margin:2px 0}
 .corridor-legend-row svg{display:block}
 .corridor-credit{margin-top:5px;color:#666;font-size:10px}
+.corridor-cluster{background:rgba(255,255,255,.9);border:1.5px solid #555;border-radius:50%;
+  display:flex;align-items:center;justify-content:center;font:600 11px/1 system-ui,sans-serif}
 """

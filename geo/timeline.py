@@ -10,6 +10,7 @@ from enum import StrEnum
 import shapely
 from shapely.geometry import LineString, Point
 
+from geo import _memo
 from geo.records import (
     ControlZone,
     Convoy,
@@ -80,18 +81,35 @@ def events_at(
 
 def route_of(scenario: Scenario, convoy_id: str) -> LineString | None:
     """The convoy's legs joined in order into one line, or None when it has no route."""
-    legs = sorted((r for r in scenario.routes if r.convoy == convoy_id), key=lambda r: r.leg)
-    if not legs:
-        return None
-    coordinates: list[tuple[float, ...]] = []
-    for leg in legs:
-        points = list(leg.geometry.coords)
-        coordinates += points[1:] if coordinates and coordinates[-1] == points[0] else points
-    return LineString(coordinates)
+    return _memo.derived(scenario.routes, "joined", lambda: _joined(scenario)).get(convoy_id)
 
 
 def legs_of(scenario: Scenario, convoy_id: str) -> list[Route]:
-    return sorted((r for r in scenario.routes if r.convoy == convoy_id), key=lambda r: r.leg)
+    """The convoy's route legs in order (looked up in an index made once per scenario)."""
+    return list(_legs_index(scenario).get(convoy_id, ()))
+
+
+def _legs_index(scenario: Scenario) -> dict[str, list[Route]]:
+    def index() -> dict[str, list[Route]]:
+        found: dict[str, list[Route]] = {}
+        for route in scenario.routes:
+            found.setdefault(route.convoy, []).append(route)
+        for legs in found.values():
+            legs.sort(key=lambda route: route.leg)
+        return found
+
+    return _memo.derived(scenario.routes, "legs", index)
+
+
+def _joined(scenario: Scenario) -> dict[str, LineString]:
+    lines = {}
+    for convoy_id, legs in _legs_index(scenario).items():
+        coordinates: list[tuple[float, ...]] = []
+        for leg in legs:
+            points = list(leg.geometry.coords)
+            coordinates += points[1:] if coordinates and coordinates[-1] == points[0] else points
+        lines[convoy_id] = LineString(coordinates)
+    return lines
 
 
 def state_at(convoy: Convoy, at: datetime) -> ConvoyState:

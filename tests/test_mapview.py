@@ -341,7 +341,7 @@ def test_a_filtered_out_convoy_has_no_marker(shipped: Scenario) -> None:
 def test_the_selected_convoy_gets_a_halo_outside_the_layer_control(shipped: Scenario) -> None:
     plain = render(shipped, MapView(at=utc(13)))
     selected = render(shipped, MapView(at=utc(13), selected="convoy-1"))
-    halo = '"color": "#F0E442"'
+    halo = '"color":"#F0E442"'
     assert halo not in plain
     assert halo in selected
     assert list(overlays(selected)) == list(ALL_LAYERS)

@@ -1,0 +1,59 @@
+"""Map elements whose script is plain text: big data without Jinja, and safe inside <script>."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from branca.element import Element, MacroElement
+from folium.elements import JSCSSMixin
+from jinja2 import Template
+
+
+class ScriptElement(JSCSSMixin, MacroElement):
+    """A map element whose JavaScript is made in Python by `script_text`.
+
+    folium renders an element's script macro and then compiles that output as a Jinja template
+    again, which is slow for megabytes of data and would run any "{{ … }}" in it; `render`
+    here adds the text as it is. streamlit-folium calls the `script` macro itself, which hands
+    the same text over unchanged.
+    """
+
+    _template = Template("{% macro script(this, kwargs) %}{{ this.script_text() }}{% endmacro %}")
+
+    def script_text(self) -> str:
+        raise NotImplementedError
+
+    def render(self, **kwargs: Any) -> str:
+        figure: Any = self.get_root()
+        figure.script.add_child(_Text(self.script_text()), name=self.get_name())
+        return ""
+
+    @property
+    def parent_name(self) -> str:
+        parent: Any = self._parent
+        return str(parent.get_name())
+
+
+class _Text(Element):
+    """Text rendered as it is (never compiled as a template)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def render(self, **kwargs: Any) -> str:
+        return self.text
+
+
+def script_json(data: Any) -> str:
+    """JSON safe inside a <script> element (no '</script>', no HTML comment, numpy welcome).
+
+    Strings keep every character; a few are written as \\u escapes, which JavaScript reads back
+    as the same text: never markup, a closing tag or a template literal.
+    """
+    text = orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY).decode("utf-8")
+    return text.translate(_SCRIPT_SAFE)
+
+
+_SCRIPT_SAFE = str.maketrans({char: f"\\u{ord(char):04x}" for char in "<>&'`$"})

@@ -1,0 +1,272 @@
+"""Layers of many features: events clustered in the browser, thousands of routes on a canvas.
+
+A hundred thousand events cannot be a hundred thousand folium objects. The events layer sends
+columns (coordinates, day, type, fatalities, place) as typed arrays and the browser clusters
+them with supercluster (an npm package, served like Leaflet); the lean routes layer sends
+delta-encoded coordinates. Neither makes a Python object per point on the way.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from datetime import UTC, date, timedelta
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from geo import _memo
+from geo._script import ScriptElement, script_json
+from geo.records import Scenario
+
+EPOCH = date(1970, 1, 1)
+NOTES_LIMIT = 2_000
+"""Above this many events shown, their notes stay out of the page (it would grow too big)."""
+EVENT_COLOURS = {  # ACLED's event types (Okabe–Ito colours); any other type is grey
+    "Battles": "#D55E00",
+    "Explosions/Remote violence": "#CC79A7",
+    "Violence against civilians": "#000000",
+    "Protests": "#56B4E9",
+    "Riots": "#E69F00",
+    "Strategic developments": "#009E73",
+}
+OTHER_COLOUR = "#999999"
+
+
+@dataclass(frozen=True)
+class EventColumns:
+    """Every event of a scenario as columns: what the map filters and sends."""
+
+    latitude: npt.NDArray[np.float64]
+    longitude: npt.NDArray[np.float64]
+    day: npt.NDArray[np.int32]
+    """Days since 1970-01-01."""
+    kind: npt.NDArray[np.int16]
+    """Index into `kinds`."""
+    fatalities: npt.NDArray[np.int32]
+    place: npt.NDArray[np.int32]
+    """Index into `places`."""
+    kinds: list[str]
+    places: list[str]
+
+
+def columns(scenario: Scenario) -> EventColumns:
+    """The scenario's events as columns, made once per scenario."""
+    return _memo.derived(scenario.events, "event-columns", lambda: _columns(scenario))
+
+
+def _columns(scenario: Scenario) -> EventColumns:
+    events = scenario.events
+    kinds = sorted({event.event_type for event in events})
+    places = sorted({event.location for event in events})
+    kind_of = {name: i for i, name in enumerate(kinds)}
+    place_of = {name: i for i, name in enumerate(places)}
+    return EventColumns(
+        latitude=np.array([e.latitude for e in events], dtype=np.float64),
+        longitude=np.array([e.longitude for e in events], dtype=np.float64),
+        day=np.array([(e.date - EPOCH).days for e in events], dtype=np.int32),
+        kind=np.array([kind_of[e.event_type] for e in events], dtype=np.int16),
+        fatalities=np.array([e.fatalities for e in events], dtype=np.int32),
+        place=np.array([place_of[e.location] for e in events], dtype=np.int32),
+        kinds=kinds,
+        places=places,
+    )
+
+
+def selection(
+    scenario: Scenario, at: Any, *, days: int | None, types: frozenset[str] | None
+) -> npt.NDArray[np.intp]:
+    """Indexes of the events on or before `at`'s day (UTC), of the last `days` days and `types`."""
+    table = columns(scenario)
+    last = (at.astimezone(UTC).date() - EPOCH).days
+    keep = table.day <= last
+    if days:
+        keep &= table.day > last - days
+    if types is not None:
+        wanted = [i for i, name in enumerate(table.kinds) if name in types]
+        keep &= np.isin(table.kind, wanted)
+    return np.flatnonzero(keep)
+
+
+def payload(scenario: Scenario, chosen: npt.NDArray[np.intp]) -> dict[str, Any]:
+    """The columns of the chosen events, ready for the page (coordinates to 5 decimals)."""
+    table = columns(scenario)
+    places_used, place_index = np.unique(table.place[chosen], return_inverse=True)
+    found: dict[str, Any] = {
+        "n": len(chosen),
+        "lat": packed(np.round(table.latitude[chosen] * 1e5), "<i4"),
+        "lon": packed(np.round(table.longitude[chosen] * 1e5), "<i4"),
+        "day": packed(table.day[chosen], "<i4"),
+        "kind": packed(table.kind[chosen], "<u2"),
+        "dead": packed(np.minimum(table.fatalities[chosen], 65535), "<u2"),
+        "place": packed(place_index, "<i4"),
+        "kinds": table.kinds,
+        "colours": [EVENT_COLOURS.get(name, OTHER_COLOUR) for name in table.kinds],
+        "places": [table.places[i] for i in places_used],
+    }
+    if len(chosen) <= NOTES_LIMIT:
+        events = scenario.events
+        found["notes"] = [events[i].notes for i in chosen]
+        found["actors"] = [
+            " — ".join(a for a in (events[i].actor1, events[i].actor2) if a) for i in chosen
+        ]
+        found["sources"] = [", ".join(events[i].source) for i in chosen]
+    return found
+
+
+def packed(values: Any, dtype: str) -> str:
+    """Numbers as base64 of little-endian binary: about a third of their JSON size."""
+    return base64.b64encode(np.ascontiguousarray(values, dtype=dtype).tobytes()).decode("ascii")
+
+
+def first_day(scenario: Scenario) -> date | None:
+    """The earliest event's date (for the sidebar's range), or None without events."""
+    table = columns(scenario)
+    return EPOCH + timedelta(days=int(table.day.min())) if len(table.day) else None
+
+
+class EventPoints(ScriptElement):
+    """The events layer: supercluster in the browser; clusters as counts, events on a canvas.
+
+    Popups are built with DOM text nodes, so no event text is ever read as HTML.
+    """
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        super().__init__()
+        self._name = "EventPoints"
+        self.data = data
+
+    def script_text(self) -> str:
+        group: Any = self._parent
+        return (
+            _SCRIPT.replace("GROUP", self.parent_name)
+            .replace("MAP", group._parent.get_name())
+            .replace("DATA", script_json(self.data))
+        )
+
+
+_SCRIPT = """
+(function(map, group, data) {
+    function unpack(text, Type) {
+        var bytes = Uint8Array.from(atob(text), function(c) { return c.charCodeAt(0); });
+        return new Type(bytes.buffer);
+    }
+    var n = data.n;
+    var lat = unpack(data.lat, Int32Array), lon = unpack(data.lon, Int32Array);
+    data.day = unpack(data.day, Int32Array);
+    data.kind = unpack(data.kind, Uint16Array);
+    data.dead = unpack(data.dead, Uint16Array);
+    data.place = unpack(data.place, Int32Array);
+    var features = new Array(n);
+    for (var i = 0; i < n; i++) {
+        features[i] = {type: 'Feature', properties: {i: i},
+                       geometry: {type: 'Point', coordinates: [lon[i] / 1e5, lat[i] / 1e5]}};
+    }
+    var index = new Supercluster({radius: 50, maxZoom: 13}).load(features);
+    var renderer = L.canvas({padding: 0.3});
+    var drawn = L.layerGroup().addTo(group);
+    function text(tag, value) {
+        var node = document.createElement(tag);
+        node.textContent = value;
+        return node;
+    }
+    function popup(i) {
+        var box = document.createElement('div');
+        box.className = 'corridor-card';
+        var day = new Date(data.day[i] * 86400000).toISOString().slice(0, 10);
+        box.appendChild(text('b', data.kinds[data.kind[i]] + ', ' + day));
+        var rows = [['Place', data.places[data.place[i]]], ['Fatalities', String(data.dead[i])]];
+        if (data.actors) { rows.push(['Actors', data.actors[i]]); }
+        if (data.sources) { rows.push(['Source', data.sources[i]]); }
+        var table = document.createElement('table');
+        table.className = 'corridor-facts';
+        rows.forEach(function(row) {
+            if (!row[1]) { return; }
+            var tr = document.createElement('tr');
+            tr.appendChild(text('th', row[0]));
+            tr.appendChild(text('td', row[1]));
+            table.appendChild(tr);
+        });
+        box.appendChild(table);
+        if (data.notes && data.notes[i]) { box.appendChild(text('blockquote', data.notes[i])); }
+        return box;
+    }
+    function clusterIcon(count) {
+        var size = count < 100 ? 28 : count < 1000 ? 34 : 42;
+        var label = count < 1000 ? String(count) : Math.round(count / 1000) + 'k';
+        return L.divIcon({className: 'corridor-cluster', iconSize: [size, size],
+                          html: '<span>' + label + '</span>'});
+    }
+    function draw() {
+        drawn.clearLayers();
+        if (!map.hasLayer(group)) { return; }
+        var b = map.getBounds();
+        var zoom = Math.round(map.getZoom());
+        var shown = index.getClusters([b.getWest(), b.getSouth(), b.getEast(), b.getNorth()], zoom);
+        shown.forEach(function(item) {
+            var ll = [item.geometry.coordinates[1], item.geometry.coordinates[0]];
+            if (item.properties.cluster) {
+                var marker = L.marker(ll, {icon: clusterIcon(item.properties.point_count)});
+                marker.on('click', function() {
+                    map.setView(ll, index.getClusterExpansionZoom(item.properties.cluster_id));
+                });
+                drawn.addLayer(marker);
+            } else {
+                var i = item.properties.i;
+                var colour = data.colours[data.kind[i]];
+                var radius = 4 + Math.sqrt(Math.min(data.dead[i], 50));
+                var dot = L.circleMarker(ll, {renderer: renderer, radius: radius, color: colour,
+                    weight: 1, fillColor: colour, fillOpacity: 0.6});
+                dot.bindPopup(function() { return popup(i); }, {maxWidth: 380});
+                drawn.addLayer(dot);
+            }
+        });
+        map.getContainer().setAttribute('data-corridor-events', String(shown.length));
+    }
+    map.on('moveend zoomend overlayadd overlayremove', draw);
+    map.whenReady(draw);
+})(MAP, GROUP, DATA);
+"""
+
+
+class LeanRoutes(ScriptElement):
+    """Thousands of route legs on one canvas: delta-encoded points, a style and a tooltip each."""
+
+    def __init__(self, styles: list[dict[str, Any]], legs: list[tuple[int, str, Any]]) -> None:
+        super().__init__()
+        self._name = "LeanRoutes"
+        self.data = {
+            "styles": styles,
+            "style": [style for style, _, _ in legs],
+            "tips": [tip for _, tip, _ in legs],
+            "lines": [delta_encoded(points) for _, _, points in legs],
+        }
+
+    def script_text(self) -> str:
+        return _LEAN_SCRIPT.replace("GROUP", self.parent_name).replace(
+            "DATA", script_json(self.data)
+        )
+
+
+def delta_encoded(points: Any) -> list[int]:
+    """[[lat, lon], …] as [lat0, lon0, dlat1, dlon1, …] in 1e-5 degrees (small whole numbers)."""
+    whole = np.round(np.asarray(points, dtype=np.float64) * 1e5).astype(np.int64)
+    whole[1:] -= whole[:-1].copy()
+    return whole.ravel().tolist()
+
+
+_LEAN_SCRIPT = """
+(function(group, data) {
+    var renderer = L.canvas({padding: 0.3});
+    data.lines.forEach(function(flat, i) {
+        var points = [], lat = 0, lon = 0;
+        for (var k = 0; k < flat.length; k += 2) {
+            lat += flat[k]; lon += flat[k + 1];
+            points.push([lat / 1e5, lon / 1e5]);
+        }
+        var style = Object.assign({renderer: renderer}, data.styles[data.style[i]]);
+        L.polyline(points, style).bindTooltip(data.tips[i], {sticky: true}).addTo(group);
+    });
+})(GROUP, DATA);
+"""
