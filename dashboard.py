@@ -41,12 +41,15 @@ def workspace_ids(path: str, modified: float) -> list[str]:
     return Workspace(path).scenario_ids()
 
 
-@st.cache_data(show_spinner="Loading the scenario…")
+# A Scenario is immutable (frozen records in tuples), so every session can share the one loaded
+# object: st.cache_data would copy it on every rerun (1.1 s for 100,000 events) and the map's
+# per-scenario indexes (geo._memo, by identity) would be made again each time.
+@st.cache_resource(show_spinner="Loading the scenario…", max_entries=4)
 def load_from_workspace(path: str, scenario_id: str, modified: float) -> Scenario:
     return Workspace(path).load(scenario_id)
 
 
-@st.cache_data(show_spinner="Loading the scenario…")
+@st.cache_resource(show_spinner="Loading the scenario…", max_entries=4)
 def load_from_folder(folder: str) -> Scenario:
     return read_scenario(folder)
 

@@ -137,7 +137,7 @@ class EventPoints(ScriptElement):
         self._name = "EventPoints"
         self.data = data
 
-    def script_text(self) -> str:
+    def make_script(self) -> str:
         group: Any = self._parent
         return (
             _SCRIPT.replace("GROUP", self.parent_name)
@@ -243,7 +243,7 @@ class LeanRoutes(ScriptElement):
             "lines": [delta_encoded(points) for _, _, points in legs],
         }
 
-    def script_text(self) -> str:
+    def make_script(self) -> str:
         return _LEAN_SCRIPT.replace("GROUP", self.parent_name).replace(
             "DATA", script_json(self.data)
         )

@@ -634,7 +634,7 @@ class Items(ScriptElement):
         self.items = items
         self.canvas = canvas
 
-    def script_text(self) -> str:
+    def make_script(self) -> str:
         script = _ITEMS_SCRIPT.replace("GROUP", self.parent_name)
         script = script.replace("CANVAS", "true" if self.canvas else "false")
         return script.replace("ITEMS", script_json(self.items))

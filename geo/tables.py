@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 
 import pandas as pd
 
+from geo import _memo, timeline
 from geo import _schema as s
-from geo import timeline
 from geo.changes import Edit
 from geo.records import CONVOY_COUNTS, Count, Figure, Scenario
 from geo.scenario import iso_local
@@ -43,12 +43,21 @@ def _names(scenario: Scenario) -> dict[str, str]:
 
 def convoys_table(scenario: Scenario, at: datetime | None = None) -> pd.DataFrame:
     """One row per convoy; with `at`, its state at that moment comes first."""
+    fixed = _memo.derived(scenario.convoys, "convoys-table", lambda: _convoy_rows(scenario))
+    frame = fixed.copy()
+    if at is not None:
+        states = [timeline.state_at(convoy, at).value for convoy in scenario.convoys]
+        frame.insert(2, "state now", states)
+    return frame
+
+
+def _convoy_rows(scenario: Scenario) -> pd.DataFrame:
+    """What does not change with the moment (made once per scenario)."""
     names, zone = _names(scenario), scenario.timezone
     rows = [
         {
             "id": convoy.id,
             "convoy": convoy.label,
-            **({"state now": timeline.state_at(convoy, at).value} if at else {}),
             "status": convoy.status.value.replace("_", " "),
             "from": names.get(convoy.origin, "(not stated)"),
             "via": ", ".join(names[place] for place in convoy.via),

@@ -170,8 +170,9 @@ def headline(scenario: Scenario, at: datetime) -> Headline:
     """Latest reported evacuation and trapped figures, and convoys by state, at `at`."""
     reported = figures_at(scenario, at)
     states: dict[ConvoyState, int] = {}
-    for item in convoys_at(scenario, at):
-        states[item.state] = states.get(item.state, 0) + 1
+    for convoy in scenario.convoys:  # states only: no position is needed to count them
+        state = state_at(convoy, at)
+        states[state] = states.get(state, 0) + 1
     return Headline(
         at=at,
         evacuated=[f for f in reported if f.kind is FigureKind.EVACUATED],
