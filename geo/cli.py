@@ -111,6 +111,17 @@ def _parser() -> argparse.ArgumentParser:
     reading.add_argument("--json", action="store_true", help="print one JSON object")
     reading.set_defaults(command=_extract)
 
+    risk = commands.add_parser(
+        "analyse", help="each route's ground by control, front-line crossings and nearby events"
+    )
+    risk.add_argument("source", type=Path, help="a scenario folder or a workspace .gpkg")
+    risk.add_argument("--scenario", help="which scenario of a workspace")
+    risk.add_argument("--at", help="the moment, ISO 8601 with offset (default: opening)")
+    risk.add_argument("--buffer-km", type=float, default=5.0, help="events this near (default 5)")
+    risk.add_argument("--days", type=int, default=7, help="events of the last N days (default 7)")
+    risk.add_argument("--json", action="store_true", help="print one JSON object")
+    risk.set_defaults(command=_analyse)
+
     synthetic = commands.add_parser(
         "generate", help="write an invented scenario of any size, for load tests (by seed)"
     )
@@ -197,6 +208,41 @@ def _user() -> str:
 
 
 IMPORT_LAYERS = ["places", "convoys", "figures", "routes", "zones", "events"]
+
+
+def _analyse(args: argparse.Namespace) -> int:
+    from geo import analysis, timeline
+
+    scenario = _load_source(args.source, args.scenario)
+    at = _moment(args.at) if args.at else timeline.opening_moment(scenario)
+    rules = analysis.RiskRules(buffer_km=args.buffer_km, days=args.days)
+    risks = analysis.analyse(scenario, at, rules=rules)
+    if args.json:
+        document = {"scenario": scenario.id, "at": at.isoformat(), "rule": rules.describe(),
+                    "routes": [risk.to_json() for risk in risks]}  # fmt: skip
+        print(json.dumps(document, ensure_ascii=False, indent=1))
+        return 0
+    print(f"{scenario.id} at {at.isoformat()}; rule: {rules.describe()}")
+    for risk in risks:
+        ground = ", ".join(f"{k} {v:.2f}" for k, v in risk.by_control_km.items() if v > 0)
+        flag = " ALERT" if risk.alert else ""
+        print(f"\n{risk.convoy} ({risk.state}): {risk.level.upper()}{flag} — "
+              f"{risk.length_km:.2f} km: {ground} km")  # fmt: skip
+        for crossing in risk.crossings:
+            kind = "front line" if crossing.front_line else "boundary"
+            gap = f" (over {crossing.gap_km:.2f} km unmapped)" if crossing.gap_km else ""
+            where = f"({crossing.latitude:.5f}, {crossing.longitude:.5f})"
+            print(f"  {kind} at {crossing.along_km:.2f} km {where}: "
+                  f"{crossing.before} → {crossing.after}{gap}")  # fmt: skip
+        types = ", ".join(f"{k} {v}" for k, v in risk.events_by_type.items()) or "none"
+        print(f"  events within {rules.buffer_km:g} km, last {rules.days} days: {risk.events} "
+              f"({types}); fatalities {risk.fatalities}")  # fmt: skip
+        if risk.nearest_danger is not None:
+            print(f"  nearest besieged or contested: {risk.nearest_danger}, "
+                  f"{risk.nearest_danger_km:.2f} km")  # fmt: skip
+        for reason in risk.reasons:
+            print(f"  because: {reason}")
+    return 0
 
 
 def _generate(args: argparse.Namespace) -> int:

@@ -1,0 +1,358 @@
+"""Route risk: how much of each route runs through whose ground, where it crosses, what is near.
+
+Distances are metres in the UTM zone of the scenario's routes and zones (pyproj). The risk level
+of a route is a documented rule over these figures (`RiskRules.describe`), never an opaque score.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import pyproj
+import shapely
+import shapely.ops
+from shapely.geometry import LineString
+from shapely.geometry.base import BaseGeometry
+
+from geo import _memo, bulk, timeline
+from geo.records import Control, ControlZone, Scenario
+from geo.timeline import ConvoyState
+
+PRIORITY = (Control.BESIEGED, Control.CONTESTED, Control.OPPOSITION, Control.GOVERNMENT,
+            Control.OTHER)  # fmt: skip
+"""Where zones overlap, the ground counts as the first of these (besieged before the rest)."""
+NONE = "none"
+DANGER = (Control.BESIEGED, Control.CONTESTED)
+MOVING = (ConvoyState.PLANNED, ConvoyState.NOT_DEPARTED, ConvoyState.UNDER_WAY)
+MIN_PIECE_M = 1.0
+"""Stretches shorter than this (rounding at a boundary) are not counted as ground crossed."""
+
+
+@dataclass(frozen=True)
+class RiskRules:
+    """The thresholds of the risk rule; every figure it uses is in the route's report."""
+
+    buffer_km: float = 5.0
+    days: int = 7
+    high_events: int = 10
+    medium_events: int = 3
+    near_km: float = 2.0
+    gap_km: float = 2.0
+    """Unmapped ground this short between two zones of different control is their front line."""
+
+    def describe(self) -> str:
+        return (
+            f"HIGH if the route runs through besieged or contested ground, or has "
+            f"{self.high_events}+ events within {self.buffer_km:g} km in the last {self.days} "
+            f"days, or crosses 2+ front lines; MEDIUM if it crosses a front line, or has "
+            f"{self.medium_events}+ such events, or passes within {self.near_km:g} km of besieged "
+            f"or contested ground; LOW otherwise. A front line is crossed where control changes "
+            f"from one zone to another, directly or over at most {self.gap_km:g} km of unmapped "
+            f"ground. A planned or under-way convoy on a route that "
+            f"runs through besieged or contested ground, or has {self.high_events}+ events, is "
+            f"an ALERT."
+        )
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """A change of control along a route: where, how far along, from what to what."""
+
+    latitude: float
+    longitude: float
+    along_km: float
+    before: str
+    after: str
+    gap_km: float = 0.0
+    """Unmapped ground between the two zones, for a front line crossed over a gap."""
+
+    @property
+    def front_line(self) -> bool:
+        """Between two zones of different control (not entering or leaving unmapped ground)."""
+        return NONE not in (self.before, self.after)
+
+
+@dataclass(frozen=True)
+class RouteRisk:
+    """One convoy's route at a moment: the figures, the level, and the reasons for it."""
+
+    convoy: str
+    label: str
+    state: str
+    length_km: float
+    by_control_km: dict[str, float]
+    crossings: list[Crossing]
+    events: int
+    events_by_type: dict[str, int]
+    fatalities: int
+    nearest_danger: str | None
+    nearest_danger_km: float | None
+    level: str
+    reasons: list[str]
+    alert: bool
+    pieces: list[tuple[str, Any]] = field(default_factory=list, repr=False, compare=False)
+    """(control, lon/lat LineString) stretches, for the map."""
+    buffer: Any = field(default=None, repr=False, compare=False)
+    """The event buffer as a lon/lat polygon, for the map."""
+
+    @property
+    def front_line_crossings(self) -> int:
+        return sum(crossing.front_line for crossing in self.crossings)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "convoy": self.convoy, "label": self.label, "state": self.state,
+            "length_km": round(self.length_km, 3),
+            "by_control_km": {k: round(v, 3) for k, v in self.by_control_km.items()},
+            "crossings": [
+                {"latitude": round(c.latitude, 5), "longitude": round(c.longitude, 5),
+                 "along_km": round(c.along_km, 3), "from": c.before, "to": c.after,
+                 "front_line": c.front_line, "gap_km": round(c.gap_km, 3)}
+                for c in self.crossings
+            ],
+            "front_line_crossings": self.front_line_crossings,
+            "events": self.events, "events_by_type": self.events_by_type,
+            "fatalities": self.fatalities, "nearest_danger": self.nearest_danger,
+            "nearest_danger_km": None if self.nearest_danger_km is None
+            else round(self.nearest_danger_km, 3),
+            "level": self.level, "reasons": self.reasons, "alert": self.alert,
+        }  # fmt: skip
+
+
+def analyse(scenario: Scenario, at: datetime, *, rules: RiskRules | None = None) -> list[RouteRisk]:
+    """Each convoy with a route, at `at`: ground by control, crossings, events, and the level."""
+    rules = rules or RiskRules()
+    convoys = [c for c in scenario.convoys if timeline.route_of(scenario, c.id) is not None]
+    if not convoys:
+        return []
+    frame = _Frame.of(scenario)
+    zones = timeline.zones_at(scenario, at)
+    areas = _ground(zones, frame)
+    lines = [frame.project(timeline.route_of(scenario, c.id)) for c in convoys]
+    counts = _events_near(scenario, lines, at, rules, frame)
+    danger = [(z, frame.project(z.geometry)) for z in zones if z.control in DANGER]
+    found = []
+    for convoy, line, (events, by_type, dead) in zip(convoys, lines, counts, strict=True):
+        pieces = _pieces(line, areas)
+        state = timeline.state_at(convoy, at)
+        by_control = _lengths(pieces, line.length)
+        near = _nearest(line, danger)
+        crossings = _crossings(line, pieces, frame, rules.gap_km * 1000)
+        level, reasons = _level(by_control, crossings, events, near, rules)
+        crosses_danger = any(by_control.get(c.value, 0.0) > 0 for c in DANGER)
+        alert = state in MOVING and (crosses_danger or events >= rules.high_events)
+        found.append(RouteRisk(
+            convoy=convoy.id, label=convoy.label, state=state.value,
+            length_km=line.length / 1000, by_control_km=by_control,
+            crossings=crossings, events=events, events_by_type=by_type,
+            fatalities=dead, nearest_danger=near[0], nearest_danger_km=near[1],
+            level=level, reasons=reasons, alert=alert,
+            pieces=[(control, frame.unproject(piece)) for control, _, _, piece in pieces],
+            buffer=frame.unproject(line.buffer(rules.buffer_km * 1000, quad_segs=4)),
+        ))  # fmt: skip
+    return found
+
+
+# --- a metric frame ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """Forward and back between lon/lat and the UTM zone of the scenario's middle."""
+
+    forward: pyproj.Transformer
+    back: pyproj.Transformer
+
+    @classmethod
+    def of(cls, scenario: Scenario) -> _Frame:
+        return _memo.derived(scenario.routes, "utm-frame", lambda: cls._make(scenario))
+
+    @classmethod
+    def _make(cls, scenario: Scenario) -> _Frame:
+        shapes = [r.geometry for r in scenario.routes] + [z.geometry for z in scenario.zones]
+        west, south, east, north = shapely.total_bounds(np.array(shapes, dtype=object))
+        info = pyproj.database.query_utm_crs_info(
+            datum_name="WGS 84",
+            area_of_interest=pyproj.aoi.AreaOfInterest(
+                (west + east) / 2, (south + north) / 2, (west + east) / 2, (south + north) / 2
+            ),
+        )[0]
+        utm = pyproj.CRS.from_epsg(int(info.code))
+        return cls(
+            pyproj.Transformer.from_crs(4326, utm, always_xy=True),
+            pyproj.Transformer.from_crs(utm, 4326, always_xy=True),
+        )
+
+    def project(self, geometry: Any) -> Any:
+        return shapely.transform(geometry, self._forward_xy)
+
+    def unproject(self, geometry: Any) -> Any:
+        return shapely.transform(geometry, self._back_xy)
+
+    def points(self, lons: Any, lats: Any) -> tuple[Any, Any]:
+        return self.forward.transform(lons, lats)
+
+    def _forward_xy(self, coords: Any) -> Any:
+        x, y = self.forward.transform(coords[:, 0], coords[:, 1])
+        return np.column_stack([x, y])
+
+    def _back_xy(self, coords: Any) -> Any:
+        x, y = self.back.transform(coords[:, 0], coords[:, 1])
+        return np.column_stack([x, y])
+
+
+# --- ground by control -----------------------------------------------------------------------
+
+
+def _ground(zones: list[ControlZone], frame: _Frame) -> list[tuple[str, Any]]:
+    """One area per control (projected), overlaps given to the first control in PRIORITY."""
+    claimed: BaseGeometry = shapely.Polygon()
+    areas = []
+    for control in PRIORITY:
+        shapes = [frame.project(z.geometry) for z in zones if z.control is control]
+        if not shapes:
+            continue
+        area = shapely.difference(shapely.union_all(shapes), claimed)
+        shapely.prepare(area)
+        areas.append((control.value, area))
+        claimed = shapely.union(claimed, area)
+    return areas
+
+
+def _pieces(line: LineString, areas: list[tuple[str, Any]]) -> list[tuple[str, float, float, Any]]:
+    """(control, start m, end m, stretch) along the route, in order, gaps as 'none'."""
+    found = []
+    for control, area in areas:
+        if not shapely.intersects(line, area):
+            continue
+        for part in shapely.get_parts(shapely.line_merge(shapely.intersection(line, area))):
+            if part.geom_type != "LineString" or part.length < MIN_PIECE_M:
+                continue  # a touch at a boundary is not ground crossed
+            ends = shapely.line_locate_point(line, shapely.points(np.array(part.coords)[[0, -1]]))
+            start, end = float(ends.min()), float(ends.max())
+            found.append((control, start, end, part))
+    found.sort(key=lambda piece: piece[1])
+    filled: list[tuple[str, float, float, Any]] = []
+    at = 0.0
+    for control, start, end, part in found:
+        if start - at >= MIN_PIECE_M:
+            filled.append((NONE, at, start, shapely.ops.substring(line, at, start)))
+        filled.append((control, start, end, part))
+        at = max(at, end)
+    if line.length - at >= MIN_PIECE_M:
+        filled.append((NONE, at, line.length, shapely.ops.substring(line, at, line.length)))
+    return filled
+
+
+def _lengths(pieces: list[tuple[str, float, float, Any]], total: float) -> dict[str, float]:
+    found = {control.value: 0.0 for control in PRIORITY} | {NONE: 0.0}
+    for control, _, _, part in pieces:
+        found[control] += part.length / 1000
+    found[NONE] = max(total / 1000 - sum(v for k, v in found.items() if k != NONE), 0.0)
+    return found
+
+
+def _crossings(
+    line: LineString, pieces: list[tuple[str, float, float, Any]], frame: _Frame, gap_m: float
+) -> list[Crossing]:
+    """Changes of control in order; zone, short unmapped gap, other zone: one front line."""
+    found = []
+    i = 0
+    while i + 1 < len(pieces):
+        before, _, end, _ = pieces[i]
+        after, start, _, _ = pieces[i + 1]
+        gap = 0.0
+        if after == NONE and i + 2 < len(pieces) and before != NONE:
+            beyond, beyond_start, _, _ = pieces[i + 2]
+            if beyond not in (NONE, before) and beyond_start - end <= gap_m:
+                after, gap, start = beyond, beyond_start - end, beyond_start
+                i += 1
+        i += 1
+        if before == after:
+            continue
+        where = (end + start) / 2
+        point = frame.unproject(line.interpolate(where))
+        found.append(Crossing(point.y, point.x, where / 1000, before, after, gap / 1000))
+    return found
+
+
+def _nearest(
+    line: LineString, danger: list[tuple[ControlZone, Any]]
+) -> tuple[str | None, float | None]:
+    if not danger:
+        return None, None
+    distances = shapely.distance(line, np.array([area for _, area in danger], dtype=object))
+    best = int(np.argmin(distances))
+    return danger[best][0].name, float(distances[best]) / 1000
+
+
+# --- events near the routes ----------------------------------------------------------------
+
+
+def _events_near(
+    scenario: Scenario, lines: list[Any], at: datetime, rules: RiskRules, frame: _Frame
+) -> list[tuple[int, dict[str, int], int]]:
+    """Per route: events within the buffer over the last `days` days, by type, and fatalities."""
+    if not scenario.events:
+        return [(0, {}, 0) for _ in lines]
+    table = bulk.columns(scenario)
+    window = bulk.selection(scenario, at, days=rules.days, types=None)
+    tree, points = _event_tree(scenario, frame)
+    in_window = np.zeros(len(points), dtype=bool)
+    in_window[window] = True
+    routes, events = tree.query(
+        np.array(lines, dtype=object), predicate="dwithin", distance=rules.buffer_km * 1000
+    )
+    keep = in_window[events]
+    routes, events = routes[keep], events[keep]
+    found = []
+    for i in range(len(lines)):
+        near = events[routes == i]
+        kinds = Counter(table.kinds[k] for k in table.kind[near].tolist())
+        found.append((len(near), dict(sorted(kinds.items())), int(table.fatalities[near].sum())))
+    return found
+
+
+def _event_tree(scenario: Scenario, frame: _Frame) -> tuple[shapely.STRtree, Any]:
+    def make() -> tuple[shapely.STRtree, Any]:
+        table = bulk.columns(scenario)
+        x, y = frame.points(table.longitude, table.latitude)
+        points = shapely.points(np.column_stack([x, y]))
+        return shapely.STRtree(points), points
+
+    return _memo.derived(scenario.events, f"event-tree:{id(frame)}", make)
+
+
+# --- the rule ------------------------------------------------------------------------------
+
+
+def _level(
+    by_control: dict[str, float],
+    crossings: list[Crossing],
+    events: int,
+    near: tuple[str | None, float | None],
+    rules: RiskRules,
+) -> tuple[str, list[str]]:
+    front = sum(crossing.front_line for crossing in crossings)
+    through = [c.value for c in DANGER if by_control.get(c.value, 0.0) > 0]
+    high, medium = [], []
+    if through:
+        high.append(f"runs {sum(by_control[c] for c in through):.1f} km through "
+                    f"{' and '.join(through)} ground")  # fmt: skip
+    if events >= rules.high_events:
+        high.append(f"{events} events within {rules.buffer_km:g} km in {rules.days} days")
+    elif events >= rules.medium_events:
+        medium.append(f"{events} events within {rules.buffer_km:g} km in {rules.days} days")
+    if front >= 2:
+        high.append(f"crosses {front} front lines")
+    elif front == 1:
+        medium.append("crosses a front line")
+    if near[1] is not None and near[1] <= rules.near_km and not through:
+        medium.append(f"passes {near[1]:.1f} km from {near[0]}")
+    if high:
+        return "high", high + medium
+    return ("medium", medium) if medium else ("low", [])
