@@ -6,7 +6,6 @@ of a route is a documented rule over these figures (`RiskRules.describe`), never
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -28,6 +27,9 @@ PRIORITY = (Control.BESIEGED, Control.CONTESTED, Control.OPPOSITION, Control.GOV
 NONE = "none"
 DANGER = (Control.BESIEGED, Control.CONTESTED)
 MOVING = (ConvoyState.PLANNED, ConvoyState.NOT_DEPARTED, ConvoyState.UNDER_WAY)
+SEGMENT_DEGREES = 0.01
+"""Lines and outlines are followed every 0.01° (about 1 km) when projected, so that a straight
+edge in longitude and latitude stays within millimetres of itself in metres."""
 MIN_PIECE_M = 1.0
 """Stretches shorter than this (rounding at a boundary) are not counted as ground crossed."""
 
@@ -123,24 +125,31 @@ class RouteRisk:
         }  # fmt: skip
 
 
-def analyse(scenario: Scenario, at: datetime, *, rules: RiskRules | None = None) -> list[RouteRisk]:
-    """Each convoy with a route, at `at`: ground by control, crossings, events, and the level."""
+def analyse(
+    scenario: Scenario, at: datetime, *, rules: RiskRules | None = None, shapes: bool = False
+) -> list[RouteRisk]:
+    """Each convoy with a route, at `at`: ground by control, crossings, events, and the level.
+
+    With `shapes`, each result also carries its stretches and buffer in lon/lat, for the map.
+    """
     rules = rules or RiskRules()
     convoys = [c for c in scenario.convoys if timeline.route_of(scenario, c.id) is not None]
     if not convoys:
         return []
     frame = _Frame.of(scenario)
     zones = timeline.zones_at(scenario, at)
-    areas = _ground(zones, frame)
-    lines = [frame.project(timeline.route_of(scenario, c.id)) for c in convoys]
-    counts = _events_near(scenario, lines, at, rules, frame)
-    danger = [(z, frame.project(z.geometry)) for z in zones if z.control in DANGER]
+    ground = _ground(zones, frame)
+    routes = [timeline.route_of(scenario, c.id) for c in convoys]
+    lines = [frame.project(route) for route in routes]
+    counts = _events_near(scenario, routes, at, rules, frame)
+    danger = _Danger.of(zones, frame)
     found = []
     for convoy, line, (events, by_type, dead) in zip(convoys, lines, counts, strict=True):
-        pieces = _pieces(line, areas)
+        pieces = _pieces(line, ground)
         state = timeline.state_at(convoy, at)
         by_control = _lengths(pieces, line.length)
-        near = _nearest(line, danger)
+        through = any(by_control.get(c.value, 0.0) > 0 for c in DANGER)
+        near = danger.nearest(line, through=through)
         crossings = _crossings(line, pieces, frame, rules.gap_km * 1000)
         level, reasons = _level(by_control, crossings, events, near, rules)
         crosses_danger = any(by_control.get(c.value, 0.0) > 0 for c in DANGER)
@@ -151,8 +160,10 @@ def analyse(scenario: Scenario, at: datetime, *, rules: RiskRules | None = None)
             crossings=crossings, events=events, events_by_type=by_type,
             fatalities=dead, nearest_danger=near[0], nearest_danger_km=near[1],
             level=level, reasons=reasons, alert=alert,
-            pieces=[(control, frame.unproject(piece)) for control, _, _, piece in pieces],
-            buffer=frame.unproject(line.buffer(rules.buffer_km * 1000, quad_segs=4)),
+            pieces=[(control, frame.unproject(piece)) for control, _, _, piece in pieces]
+            if shapes else [],
+            buffer=frame.unproject(line.buffer(rules.buffer_km * 1000, quad_segs=4))
+            if shapes else None,
         ))  # fmt: skip
     return found
 
@@ -187,7 +198,10 @@ class _Frame:
             pyproj.Transformer.from_crs(utm, 4326, always_xy=True),
         )
 
-    def project(self, geometry: Any) -> Any:
+    def project(self, geometry: Any, *, follow: bool = True) -> Any:
+        """In metres (edges followed every SEGMENT_DEGREES first, unless `follow` is off)."""
+        if follow:
+            geometry = shapely.segmentize(geometry, SEGMENT_DEGREES)
         return shapely.transform(geometry, self._forward_xy)
 
     def unproject(self, geometry: Any) -> Any:
@@ -208,30 +222,54 @@ class _Frame:
 # --- ground by control -----------------------------------------------------------------------
 
 
-def _ground(zones: list[ControlZone], frame: _Frame) -> list[tuple[str, Any]]:
-    """One area per control (projected), overlaps given to the first control in PRIORITY."""
+@dataclass(frozen=True)
+class _Ground:
+    """The zones of a moment, projected, each cut to the ground it alone holds (see PRIORITY)."""
+
+    controls: list[str]
+    areas: Any
+    """A numpy array of (Multi)Polygons, one per zone."""
+    edges: Any
+    """Their boundaries."""
+    tree: shapely.STRtree
+
+    def under(self, line: LineString) -> list[int]:
+        """The zones a route may run through (bounding boxes meet)."""
+        return [int(i) for i in self.tree.query(line)]
+
+
+def _ground(zones: list[ControlZone], frame: _Frame) -> _Ground:
+    """Each zone's own ground: where zones overlap, the first control in PRIORITY holds it."""
+    ordered = sorted(zones, key=lambda zone: PRIORITY.index(zone.control))
     claimed: BaseGeometry = shapely.Polygon()
-    areas = []
-    for control in PRIORITY:
-        shapes = [frame.project(z.geometry) for z in zones if z.control is control]
-        if not shapes:
+    controls, areas = [], []
+    for zone in ordered:
+        shape = frame.project(zone.geometry)
+        area = shapely.difference(shape, claimed) if not claimed.is_empty else shape
+        if area.is_empty:
             continue
-        area = shapely.difference(shapely.union_all(shapes), claimed)
-        shapely.prepare(area)
-        areas.append((control.value, area))
-        claimed = shapely.union(claimed, area)
-    return areas
+        controls.append(zone.control.value)
+        areas.append(area)
+        claimed = shapely.union(claimed, shape)
+    array = np.array(areas, dtype=object)
+    edges = shapely.boundary(array)
+    shapely.prepare(edges)
+    return _Ground(controls, array, edges, shapely.STRtree(array))
 
 
-def _pieces(line: LineString, areas: list[tuple[str, Any]]) -> list[tuple[str, float, float, Any]]:
+def _pieces(line: LineString, ground: _Ground) -> list[tuple[str, float, float, Any]]:
     """(control, start m, end m, stretch) along the route, in order, gaps as 'none'."""
     found = []
-    for control, area in areas:
-        if not shapely.intersects(line, area):
-            continue
-        for part in shapely.get_parts(shapely.line_merge(shapely.intersection(line, area))):
+    candidates = ground.under(line)
+    parts_of = shapely.intersection(line, ground.areas[candidates]) if candidates else []
+    for index, shared in zip(candidates, parts_of, strict=True):
+        control, edge = ground.controls[index], ground.edges[index]
+        for part in shapely.get_parts(shapely.line_merge(shared)):
             if part.geom_type != "LineString" or part.length < MIN_PIECE_M:
                 continue  # a touch at a boundary is not ground crossed
+            middle = shapely.line_interpolate_point(part, 0.5, normalized=True)
+            if shapely.dwithin(edge, middle, MIN_PIECE_M):
+                continue  # running along the boundary is not running through the zone
             ends = shapely.line_locate_point(line, shapely.points(np.array(part.coords)[[0, -1]]))
             start, end = float(ends.min()), float(ends.max())
             found.append((control, start, end, part))
@@ -280,14 +318,29 @@ def _crossings(
     return found
 
 
-def _nearest(
-    line: LineString, danger: list[tuple[ControlZone, Any]]
-) -> tuple[str | None, float | None]:
-    if not danger:
-        return None, None
-    distances = shapely.distance(line, np.array([area for _, area in danger], dtype=object))
-    best = int(np.argmin(distances))
-    return danger[best][0].name, float(distances[best]) / 1000
+@dataclass(frozen=True)
+class _Danger:
+    """Besieged and contested zones, indexed for 'how near is the nearest'."""
+
+    zones: list[ControlZone]
+    tree: shapely.STRtree | None
+
+    @classmethod
+    def of(cls, zones: list[ControlZone], frame: _Frame) -> _Danger:
+        chosen = [zone for zone in zones if zone.control in DANGER]
+        shapes = [frame.project(z.geometry, follow=False) for z in chosen]
+        return cls(chosen, shapely.STRtree(np.array(shapes, dtype=object)) if chosen else None)
+
+    def nearest(self, line: LineString, *, through: bool) -> tuple[str | None, float | None]:
+        """The nearest zone's name and distance in km (0 when the route runs through one)."""
+        if self.tree is None:
+            return None, None
+        if through:
+            found = self.tree.query(line, predicate="intersects")
+            if len(found):
+                return self.zones[int(found[0])].name, 0.0
+        found, distances = self.tree.query_nearest(line, return_distance=True, all_matches=False)
+        return self.zones[int(found[0])].name, float(distances[0]) / 1000
 
 
 # --- events near the routes ----------------------------------------------------------------
@@ -296,35 +349,49 @@ def _nearest(
 def _events_near(
     scenario: Scenario, lines: list[Any], at: datetime, rules: RiskRules, frame: _Frame
 ) -> list[tuple[int, dict[str, int], int]]:
-    """Per route: events within the buffer over the last `days` days, by type, and fatalities."""
+    """Per route: events within the buffer over the last `days` days, by type, and fatalities.
+
+    The routes are cut into their straight segments for the spatial index: a long route's
+    bounding box holds half the country, a segment's only what is near it.
+    """
     if not scenario.events:
         return [(0, {}, 0) for _ in lines]
     table = bulk.columns(scenario)
     window = bulk.selection(scenario, at, days=rules.days, types=None)
-    tree, points = _event_tree(scenario, frame)
-    in_window = np.zeros(len(points), dtype=bool)
-    in_window[window] = True
-    routes, events = tree.query(
-        np.array(lines, dtype=object), predicate="dwithin", distance=rules.buffer_km * 1000
-    )
-    keep = in_window[events]
-    routes, events = routes[keep], events[keep]
-    found = []
-    for i in range(len(lines)):
-        near = events[routes == i]
-        kinds = Counter(table.kinds[k] for k in table.kind[near].tolist())
-        found.append((len(near), dict(sorted(kinds.items())), int(table.fatalities[near].sum())))
-    return found
+    tree = shapely.STRtree(_event_points(scenario, frame)[window])
+    segments, owner = _segments([frame.project(line, follow=False) for line in lines])
+    found, near = tree.query(segments, predicate="dwithin", distance=rules.buffer_km * 1000)
+    total = len(table.kind)
+    pairs = np.unique(owner[found].astype(np.int64) * total + window[near])  # route, event once
+    routes, events = pairs // total, pairs % total
+    count = np.bincount(routes, minlength=len(lines))
+    dead = np.bincount(routes, weights=table.fatalities[events], minlength=len(lines))
+    kinds = len(table.kinds)
+    by_kind = np.bincount(routes * kinds + table.kind[events], minlength=len(lines) * kinds)
+    by_kind = by_kind.reshape(len(lines), kinds)
+    return [
+        (int(count[i]),
+         {table.kinds[k]: int(n) for k, n in enumerate(by_kind[i]) if n},
+         int(dead[i]))
+        for i in range(len(lines))
+    ]  # fmt: skip
 
 
-def _event_tree(scenario: Scenario, frame: _Frame) -> tuple[shapely.STRtree, Any]:
-    def make() -> tuple[shapely.STRtree, Any]:
+def _segments(lines: list[Any]) -> tuple[Any, Any]:
+    """Every straight segment of the routes, and the route each belongs to."""
+    coords, index = shapely.get_coordinates(np.array(lines, dtype=object), return_index=True)
+    same = index[1:] == index[:-1]
+    starts, ends = coords[:-1][same], coords[1:][same]
+    return shapely.linestrings(np.stack([starts, ends], axis=1)), index[:-1][same]
+
+
+def _event_points(scenario: Scenario, frame: _Frame) -> Any:
+    def make() -> Any:
         table = bulk.columns(scenario)
         x, y = frame.points(table.longitude, table.latitude)
-        points = shapely.points(np.column_stack([x, y]))
-        return shapely.STRtree(points), points
+        return shapely.points(np.column_stack([x, y]))
 
-    return _memo.derived(scenario.events, f"event-tree:{id(frame)}", make)
+    return _memo.derived(scenario.events, f"event-points:{id(frame)}", make)
 
 
 # --- the rule ------------------------------------------------------------------------------
