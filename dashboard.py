@@ -13,7 +13,7 @@ from streamlit_folium import st_folium
 from geo import assets, changes, export, mapview, tables, timeline
 from geo._html import markdown_literal
 from geo.errors import CorridorError
-from geo.mapview import ALL_LAYERS, BASES, LAYER_LABELS, MapView
+from geo.mapview import ALL_LAYERS, BASES, DEFAULT_LAYERS, LAYER_LABELS, MapView
 from geo.records import Confidence, ConvoyStatus, Scenario
 from geo.scenario import read_scenario
 from geo.settings import Settings
@@ -95,7 +95,7 @@ def init_state(scenario: Scenario) -> None:
     at = _parse_time(params.get("at")) or timeline.opening_moment(scenario)
     ss.at = timeline.nearest_step(steps, at)
     wanted = params.get("layers")
-    layers = set(wanted.split(",")) & set(ALL_LAYERS) if wanted is not None else set(ALL_LAYERS)
+    layers = set(wanted.split(",")) & set(ALL_LAYERS) if wanted is not None else set(DEFAULT_LAYERS)
     for key in ALL_LAYERS:
         ss[f"layer:{key}"] = key in layers
     ss.base = params.get("base") if params.get("base") in BASES else "offline"

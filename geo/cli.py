@@ -94,7 +94,9 @@ def _parser() -> argparse.ArgumentParser:
     snapshot.add_argument("--out", type=Path, required=True, help="a file, or a folder")
     snapshot.add_argument("--scenario", help="which scenario of a workspace")
     snapshot.add_argument("--at", help="the moment, ISO 8601 with offset (default: opening)")
-    snapshot.add_argument("--layers", help="comma-separated overlays (default: all)")
+    snapshot.add_argument(
+        "--layers", help="comma-separated overlays (default: all but risk, the route analysis)"
+    )
     snapshot.add_argument("--base", choices=["offline", "osm"], default="offline")
     snapshot.add_argument("--width", type=int, default=1600)
     snapshot.add_argument("--height", type=int, default=1000)
@@ -122,6 +124,15 @@ def _parser() -> argparse.ArgumentParser:
     risk.add_argument("--json", action="store_true", help="print one JSON object")
     risk.set_defaults(command=_analyse)
 
+    track = commands.add_parser(
+        "track", help="add position reports to the workspace; print each convoy's progress"
+    )
+    track.add_argument("files", type=Path, nargs="*", help="CSV, GPX or GeoJSON position reports")
+    track.add_argument("--scenario", help="which scenario of the workspace")
+    track.add_argument("--at", help="the moment, ISO 8601 with offset (default: the latest report)")
+    track.add_argument("--json", action="store_true", help="print one JSON object")
+    track.set_defaults(command=_track)
+
     synthetic = commands.add_parser(
         "generate", help="write an invented scenario of any size, for load tests (by seed)"
     )
@@ -132,7 +143,7 @@ def _parser() -> argparse.ArgumentParser:
     synthetic.add_argument("--out", type=Path, required=True, help="the scenario folder to write")
     synthetic.set_defaults(command=_generate)
 
-    for command in (load, dump, geocode):
+    for command in (load, dump, geocode, track):
         command.add_argument(
             "--workspace",
             type=Path,
@@ -245,6 +256,58 @@ def _analyse(args: argparse.Namespace) -> int:
     return 0
 
 
+def _track(args: argparse.Namespace) -> int:
+    from geo import tracking
+    from geo.errors import ProblemLog
+    from geo.workspace import Workspace, add_positions, positions
+
+    workspace = Workspace(args.workspace)
+    scenario = workspace.load(args.scenario)
+    log = ProblemLog()
+    for path in args.files:
+        added = add_positions(workspace, scenario.id, tracking.read_positions(path, log=log))
+        print(f"{path}: {added} position reports added")
+    reports = positions(workspace, scenario.id)
+    at = _moment(args.at) if args.at else (reports[-1].time if reports else scenario.start)
+    states = tracking.track_states(scenario, reports, at, log=log)
+    for problem in log:
+        print(problem)
+    moving = [state for state in states.values() if state.latest is not None]
+    if args.json:
+        print(json.dumps({"at": at.isoformat(), "convoys": [_state_json(s) for s in moving]},
+                         ensure_ascii=False, indent=1))  # fmt: skip
+    else:
+        print(f"{scenario.id} at {at.isoformat()}: {len(reports)} reports")
+        for state in moving:
+            print(_state_line(state))
+    return 1 if log.errors else 0
+
+
+def _state_json(state: Any) -> dict[str, Any]:
+    def plain(value: Any) -> Any:
+        return value.isoformat() if isinstance(value, datetime) else value
+
+    found = {name: plain(getattr(state, name)) for name in (
+        "convoy", "state", "age_minutes", "done_m", "left_m", "progress", "off_route_m",
+        "speed_kmh", "eta")}  # fmt: skip
+    found["flags"] = list(state.flags)
+    latest = state.latest
+    found["latest"] = {"time": latest.time.isoformat(), "latitude": latest.latitude,
+                       "longitude": latest.longitude}  # fmt: skip
+    return found
+
+
+def _state_line(state: Any) -> str:
+    parts = [f"{state.convoy}: {state.state}", f"last report {state.age_minutes:.0f} min ago"]
+    if state.progress is not None:
+        parts.append(f"{state.progress * 100:.0f}% done, {state.left_m / 1000:.1f} km left")
+    if state.off_route_m is not None:
+        parts.append(f"{state.off_route_m:.0f} m off the route")
+    if state.eta is not None:
+        parts.append(f"ETA {state.eta:%H:%M} UTC")
+    return "; ".join(parts)
+
+
 def _generate(args: argparse.Namespace) -> int:
     from geo.synthetic import generate
 
@@ -309,11 +372,11 @@ FORMAT_CHOICES = ["html", "png", "pdf", "geojson", "gpkg", "csv"]
 
 def _export(args: argparse.Namespace) -> int:
     from geo import export, timeline
-    from geo.mapview import ALL_LAYERS, MapView
+    from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, MapView
 
     scenario = _load_source(args.source, args.scenario)
     at = _moment(args.at) if args.at else timeline.opening_moment(scenario)
-    layers = frozenset(ALL_LAYERS)
+    layers = frozenset(DEFAULT_LAYERS)
     if args.layers is not None:
         wanted = [key.strip() for key in args.layers.split(",") if key.strip()]
         unknown = sorted(set(wanted) - set(ALL_LAYERS))

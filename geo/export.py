@@ -26,7 +26,7 @@ from geo._atomic import atomic_path
 from geo._html import esc, times
 from geo.chromium import LAUNCH_ARGS, find_chromium
 from geo.errors import ExportError
-from geo.mapview import ALL_LAYERS, MapView
+from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, MapView
 from geo.records import Scenario
 
 FORMATS = ("html", "png", "pdf", "geojson", "gpkg", "csv")
@@ -66,7 +66,7 @@ def file_name(snapshot: Snapshot, fmt: str) -> str:
     layers = snapshot.view.layers
     label = (
         "all"
-        if layers == frozenset(ALL_LAYERS)
+        if layers == frozenset(DEFAULT_LAYERS)
         else "+".join(key for key in ALL_LAYERS if key in layers) or "none"
     )
     moment = snapshot.view.at.astimezone(UTC).strftime("%Y%m%dT%H%M")
@@ -330,6 +330,7 @@ def feature_collection(snapshot: Snapshot) -> dict[str, Any]:
     scenario, view = snapshot.scenario, snapshot.view
     records = mapview.shown(scenario, view)
     on = view.layers
+    risks = mapview.alerts(scenario, view) or {}
     features: list[dict[str, Any]] = []
     for zone in records.zones:
         layer = mapview.ZONE_LAYERS[zone.control]
@@ -341,7 +342,8 @@ def feature_collection(snapshot: Snapshot) -> dict[str, Any]:
                 properties = {"id": leg.id, "convoy": leg.convoy, "leg": leg.leg,
                               "from": leg.from_place, "to": leg.to_place,
                               "state": item.state.value, "precision": leg.precision.value,
-                              "source": ";".join(leg.source), "quote": leg.quote}  # fmt: skip
+                              "source": ";".join(leg.source), "quote": leg.quote,
+                              **_risk_properties(risks.get(leg.convoy))}  # fmt: skip
                 features.append(_feature("routes", leg.geometry, properties))
     if "convoys" in on:
         for item in records.moving:
@@ -356,6 +358,12 @@ def feature_collection(snapshot: Snapshot) -> dict[str, Any]:
             place = scenario.place(figure.place)
             features.append(_feature("figures", _point(place), _figure_properties(figure)))
     return {"type": "FeatureCollection", "features": features}
+
+
+def _risk_properties(risk: Any) -> dict[str, Any]:
+    if risk is None:
+        return {}
+    return {"risk_level": risk.level, "alert": risk.alert, "risk_reasons": "; ".join(risk.reasons)}
 
 
 def _feature(layer: str, geometry: Any, properties: dict[str, Any]) -> dict[str, Any]:
@@ -456,6 +464,10 @@ def csv_zip(snapshot: Snapshot) -> bytes:
         if view.layers & {"routes", "convoys"}:
             ids = [item.convoy.id for item in records.convoys]
             frame = tables.convoys_table(scenario, view.at).set_index("id").loc[ids].reset_index()
+            risks = mapview.alerts(scenario, view)
+            if risks is not None:
+                frame["risk"] = [risks[i].level if i in risks else "" for i in frame["id"]]
+                frame["alert"] = [bool(i in risks and risks[i].alert) for i in frame["id"]]
             archive.writestr("convoys.csv", frame.to_csv(index=False))
         if "figures" in view.layers:
             rows = [_figure_properties(figure) for figure in records.figures]

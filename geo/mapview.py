@@ -19,9 +19,10 @@ from folium.elements import JSCSSMixin
 from jinja2 import Template
 from shapely.geometry import Point, mapping
 
-from geo import _memo, basemap, bulk, timeline
+from geo import _memo, analysis, basemap, bulk, timeline
 from geo._html import CARD_CSS, card, esc, times
 from geo._script import ScriptElement, script_json
+from geo.analysis import RiskRules
 from geo.assets import make_tree_offline
 from geo.bulk import EventPoints, LeanRoutes
 from geo.records import (
@@ -57,8 +58,11 @@ LAYER_LABELS = {
     "places": "Places",
     "figures": "Reported figures",
     "events": "Conflict events (imported)",
+    "risk": "Route risk (ground crossed, front lines, 5 km buffer)",
 }
 ALL_LAYERS = tuple(LAYER_LABELS)
+DEFAULT_LAYERS = tuple(key for key in ALL_LAYERS if key != "risk")
+"""What a map shows unless asked otherwise: route risk is an analysis, switched on by choice."""
 BASES = {"offline": "Offline base only", "osm": "OpenStreetMap (online) over the offline base"}
 
 # Okabe–Ito colours: told apart with every common colour-vision deficiency.
@@ -105,7 +109,7 @@ class MapView:
     """What the map shows: the moment, the layers switched on, the base, the filters."""
 
     at: datetime
-    layers: frozenset[str] = frozenset(ALL_LAYERS)
+    layers: frozenset[str] = frozenset(DEFAULT_LAYERS)
     base: str = "offline"
     statuses: frozenset[ConvoyStatus] | None = None
     organisations: frozenset[str] | None = None
@@ -114,6 +118,8 @@ class MapView:
     event_types: frozenset[str] | None = None
     event_days: int | None = None
     """Events of the last `event_days` days up to the moment (None: every earlier event)."""
+    risk_rules: RiskRules | None = None
+    """The route risk rule's thresholds (None: the defaults)."""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
@@ -242,6 +248,9 @@ def _overlays(scenario: Scenario, view: MapView, records: Shown) -> dict[str, fo
     items["places"] = [_place(place) for place in records.places]
     for figure in records.figures:
         items["figures"] += _figure(figure, scenario)
+    if "risk" in view.layers:
+        for risk in risks(scenario, view, shapes=True).values():
+            items["risk"] += _risk(risk)
     groups = {}
     for key in ALL_LAYERS:
         group = folium.FeatureGroup(name=LAYER_LABELS[key], show=key in view.layers)
@@ -405,6 +414,74 @@ def _convoy_marker(item: ConvoyAt, scenario: Scenario) -> Item:
     return _icon(location, _CONVOY_SVG, 26, tip, convoy_card(item, scenario))
 
 
+def risks(
+    scenario: Scenario, view: MapView, *, shapes: bool = False
+) -> dict[str, analysis.RouteRisk]:
+    """Each convoy's route risk at the view's moment (remembered per scenario, moment, rule)."""
+    rules = view.risk_rules or RiskRules()
+    key = f"risk:{view.at.isoformat()}:{rules}:{shapes}"
+    found = _memo.derived(
+        scenario.convoys,
+        key,
+        lambda: analysis.analyse(scenario, view.at, rules=rules, shapes=shapes),
+    )
+    return {risk.convoy: risk for risk in found}
+
+
+def alerts(scenario: Scenario, view: MapView) -> dict[str, analysis.RouteRisk] | None:
+    """The route risks an export carries: when the risk layer is on, or the map is small."""
+    if "risk" in view.layers or len(scenario.convoys) <= DETAIL_LIMIT:
+        return risks(scenario, view)
+    return None
+
+
+RISK_COLOURS = {**{control.value: colour for control, colour in ZONE_COLOURS.items()},
+                analysis.NONE: "#6b6b6b"}  # fmt: skip
+
+
+def _risk(risk: analysis.RouteRisk) -> list[Item]:
+    """A route's stretches coloured by the ground they cross, its crossings and its buffer."""
+    ground = [(k.replace("_", " "), f"{v:.2f} km") for k, v in risk.by_control_km.items() if v > 0]
+    facts = [
+        ("Level", risk.level.upper() + (" — ALERT" if risk.alert else "")),
+        ("State now", risk.state),
+        ("Length", f"{risk.length_km:.2f} km"),
+        *ground,
+        ("Front lines crossed", str(risk.front_line_crossings)),
+        ("Events nearby", f"{risk.events} ({_kinds(risk.events_by_type)})"),
+        ("Fatalities reported", str(risk.fatalities)),
+        ("Nearest besieged/contested", f"{risk.nearest_danger} ({risk.nearest_danger_km:.1f} km)"
+         if risk.nearest_danger else ""),
+        ("Because", "; ".join(risk.reasons) or "no rule fired"),
+    ]  # fmt: skip
+    popup = card(f"Route risk: {risk.label}", facts)
+    items: list[Item] = []
+    if risk.buffer is not None:
+        outline = {"type": "Feature", "properties": {}, "geometry": mapping(risk.buffer)}
+        style = {"color": "#444444", "weight": 1, "dashArray": "3 4", "fillOpacity": 0.04}
+        items.append(_item("geojson", outline, style, esc(f"{risk.label}: events buffer"), popup))
+    for control, piece in risk.pieces:
+        locations = [(lat, lon) for lon, lat, *_ in piece.coords]
+        style = {"color": RISK_COLOURS[control], "weight": 7, "opacity": 0.75}
+        tip = esc(f"{risk.label}: {control} ground")
+        items.append(_item("line", _round(locations), style, tip, popup))
+    for crossing in risk.crossings:
+        kind = "Front line" if crossing.front_line else "Boundary"
+        tip = esc(
+            f"{kind}: {crossing.before} → {crossing.after} ({crossing.along_km:.1f} km along)"
+        )
+        style = {"radius": 6 if crossing.front_line else 4, "color": "#000000", "weight": 2,
+                 "fillColor": "#ffffff", "fillOpacity": 1}  # fmt: skip
+        items.append(
+            _item("circle", _round([(crossing.latitude, crossing.longitude)])[0], style, tip)
+        )
+    return items
+
+
+def _kinds(counts: dict[str, int]) -> str:
+    return ", ".join(f"{kind} {count}" for kind, count in counts.items()) or "none"
+
+
 def _lean_routes(scenario: Scenario, records: Shown) -> LeanRoutes:
     """Every leg for a map of thousands: simplified, on a canvas, a tooltip each.
 
@@ -551,6 +628,10 @@ def legend_html(scenario: Scenario, view: MapView, records: Shown | None = None)
         rows.append(_legend_row(small, "Convoy under way (position interpolated)"))
     if "places" in view.layers and records.places:
         rows.append(_legend_row(_PLACE_SVG["city"], "Place (dotted outline: approximate)"))
+    if "risk" in view.layers:
+        for ground, colour in RISK_COLOURS.items():
+            rows.append(_legend_row(_line(colour, ""), f"Route through {ground} ground"))
+        rows.append(_legend_row(_circle("#000000"), "Front line crossed"))
     if "events" in view.layers and len(records.events):
         table = bulk.columns(scenario)
         for kind in sorted(set(table.kind[records.events].tolist())):

@@ -274,6 +274,44 @@ def _write(frame: pd.DataFrame, path: Path, layer: str, geometry_type: str | Non
         raise WorkspaceError(f"{path}: cannot write layer {layer!r} ({error})") from error
 
 
+POSITIONS_LAYER = "positions"
+
+
+def add_positions(workspace: Workspace, scenario_id: str, positions: list[Any]) -> int:
+    """Append position reports (geo.tracking.Position) to the workspace's positions layer."""
+    if not positions:
+        return 0
+    rows = [
+        {SCENARIO_ID: scenario_id, "convoy": p.convoy, "time": p.time, "latitude": p.latitude,
+         "longitude": p.longitude, "speed_kmh": p.speed_kmh, "note": p.note}
+        for p in positions
+    ]  # fmt: skip
+    frame = _typed(pd.DataFrame(rows), {"time"})
+    points = gpd.points_from_xy(frame["longitude"], frame["latitude"], crs=CRS)
+    spatial = gpd.GeoDataFrame(frame, geometry=points, crs=CRS)
+    with workspace.transaction():  # not while another writer swaps the file
+        present = POSITIONS_LAYER in _layer_names(workspace.path)
+        pyogrio.write_dataframe(spatial, workspace.path, layer=POSITIONS_LAYER, driver="GPKG",
+                                geometry_type="Point", append=present)  # fmt: skip
+    return len(rows)
+
+
+def positions(workspace: Workspace, scenario_id: str) -> list[Any]:
+    """The scenario's position reports kept in the workspace, oldest first."""
+    from geo.tracking import Position
+
+    if not workspace.exists() or POSITIONS_LAYER not in _layer_names(workspace.path):
+        return []
+    table = workspace._table(POSITIONS_LAYER)
+    table = table[table[SCENARIO_ID] == scenario_id]
+    found = [
+        Position(str(row["convoy"]), row["time"], float(row["latitude"]), float(row["longitude"]),
+                 row["speed_kmh"], str(row["note"] or ""))
+        for row in _cells(table)
+    ]  # fmt: skip
+    return sorted(found, key=lambda position: position.time)
+
+
 GEOCODE_CACHE_LAYER = "geocode_cache"
 
 

@@ -13,7 +13,7 @@ from conftest import streamlit_app
 from playwright.sync_api import Browser, FrameLocator, Page, Route
 from playwright.sync_api import Error as PlaywrightError
 
-from geo.mapview import ALL_LAYERS, ZONE_COLOURS
+from geo.mapview import DEFAULT_LAYERS, ZONE_COLOURS
 from geo.records import Control
 from geo.scenario import read_scenario
 from geo.settings import Settings
@@ -119,11 +119,11 @@ def test_map_layer_control_and_sidebar_stay_in_step(
     page.goto(server, wait_until="domcontentloaded")
     frame = page.frame_locator(MAP_FRAME).last  # the newest while a redraw replaces it
     frame.locator(".leaflet-control-layers-overlays").wait_for(timeout=60_000)
-    wait_until(page, lambda: corridor_layers(frame) == set(ALL_LAYERS), "every overlay on")
+    wait_until(page, lambda: corridor_layers(frame) == set(DEFAULT_LAYERS), "every overlay on")
     # the map's first answer (its centre) has reached Python and come back in the URL
     wait_until(page, lambda: url_param(page, "center"), "the map's centre in the URL")
     assert frame.locator(".leaflet-control-layers-overlays input:checked").count() == len(
-        ALL_LAYERS
+        DEFAULT_LAYERS
     )
     paths = frame.locator("path.leaflet-interactive")
     before = paths.count()
@@ -140,7 +140,7 @@ def test_map_layer_control_and_sidebar_stay_in_step(
     )
     wait_until(
         page,
-        lambda: corridor_layers(frame) == set(ALL_LAYERS) - {"zones-government"},
+        lambda: corridor_layers(frame) == set(DEFAULT_LAYERS) - {"zones-government"},
         "the redrawn map without zones-government",
     )
     wait_until(page, lambda: paths.count() == before - 1, "one polygon fewer")
@@ -156,7 +156,7 @@ def test_map_layer_control_and_sidebar_stay_in_step(
     title = frame.locator(".corridor-title-sub", has_text="(13:15 UTC)")
     title.wait_for(timeout=30_000)  # the map was rebuilt for the new moment
     wait_until(page, lambda: corridor_layers(frame) is not None, "the rebuilt map")
-    assert corridor_layers(frame) == set(ALL_LAYERS) - {"zones-government"}
+    assert corridor_layers(frame) == set(DEFAULT_LAYERS) - {"zones-government"}
     assert not frame.get_by_role("checkbox", name="Government-held").is_checked()
     assert frame.locator(GOVERNMENT_PATH).count() == 0
     assert not sidebar_box.is_checked()

@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from geo import changes, importing, tables
-from geo.mapview import ALL_LAYERS, LAYER_LABELS
+from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, LAYER_LABELS
 from geo.scenario import read_scenario
 from geo.settings import Settings
 from geo.workspace import Workspace
@@ -121,14 +121,15 @@ def test_unticking_a_layer_hides_it_in_the_map_and_the_url(
     shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = run_app(shipped_workspace, monkeypatch)
-    assert shown_layers(map_script(app)) == set(ALL_LAYERS)
+    assert shown_layers(map_script(app)) == set(DEFAULT_LAYERS)
     assert "zones-government" in app.query_params["layers"]
     app.checkbox(key="layer:zones-government").uncheck().run()
     assert not app.exception
-    assert shown_layers(map_script(app)) == set(ALL_LAYERS) - {"zones-government"}
-    assert app.query_params["layers"] == ",".join(k for k in ALL_LAYERS if k != "zones-government")
+    assert shown_layers(map_script(app)) == set(DEFAULT_LAYERS) - {"zones-government"}
+    wanted = ",".join(k for k in DEFAULT_LAYERS if k != "zones-government")
+    assert app.query_params["layers"] == wanted
     app.checkbox(key="layer:zones-government").check().run()
-    assert shown_layers(map_script(app)) == set(ALL_LAYERS)
+    assert shown_layers(map_script(app)) == set(DEFAULT_LAYERS)
 
 
 def test_as_of_moves_the_headline_and_the_table(

@@ -197,7 +197,8 @@ def test_every_layer_is_in_the_layer_control_and_on_by_default(shipped: Scenario
     html = render(shipped, MapView(at=utc(13)))
     found = overlays(html)
     assert list(found) == list(ALL_LAYERS)
-    assert all(overlay.shown for overlay in found.values())
+    assert [key for key, overlay in found.items() if not overlay.shown] == ["risk"]
+    assert found["risk"].items == []  # not analysed unless asked for
     for key in ("zones-government", "zones-opposition", "zones-besieged"):
         assert found[key].items, key
     assert f'"zones-government": {found["zones-government"].name}' in html  # _LayerSync
