@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 from streamlit_folium import st_folium
 
-from geo import assets, changes, export, mapview, tables, timeline
+from geo import assets, changes, export, mapview, tables, timeline, tracking
 from geo._html import markdown_literal
-from geo.errors import CorridorError
+from geo.analysis import RiskRules
+from geo.errors import CorridorError, ProblemLog
 from geo.mapview import ALL_LAYERS, BASES, DEFAULT_LAYERS, LAYER_LABELS, MapView
 from geo.records import Confidence, ConvoyStatus, Scenario
 from geo.scenario import read_scenario
 from geo.settings import Settings
-from geo.workspace import Workspace
+from geo.workspace import Workspace, add_positions, positions
 
 SETTINGS = Settings.from_environment()
 STATIC_VENDOR = Path(__file__).resolve().parent / "static" / "vendor"
@@ -25,6 +27,7 @@ STATIC_VENDOR = Path(__file__).resolve().parent / "static" / "vendor"
 ASSET_URL = "../../app/static/vendor"
 MAP_HEIGHT = 620
 PLAY_SECONDS = 1.0
+TRACK_SECONDS = 10.0
 RETURNED = ["center", "zoom", "last_object_clicked", "selected_layers"]
 ss = st.session_state
 
@@ -189,6 +192,16 @@ def sidebar(scenario: Scenario) -> MapView:
         "Confidence", [c.value for c in Confidence], default=[c.value for c in Confidence]
     )
     event_types, event_days = event_filters(scenario)
+    bar.subheader("Route risk")
+    buffer_km = bar.number_input("Events within (km)", 0.5, 50.0, 5.0, step=0.5, key="risk_km")
+    days = bar.number_input("…over the last (days)", 1, 365, 7, key="risk_days")
+    bar.subheader("Live tracking")
+    bar.text_input(
+        "Watch a position file (CSV)", key="track_file",
+        help="convoy, time, latitude, longitude[, speed_kmh, note]; new lines are read every "
+        "few seconds and kept in the workspace",
+    )  # fmt: skip
+    bar.number_input("Every (seconds)", 2.0, 600.0, TRACK_SECONDS, key="track_seconds")
     return MapView(
         at=ss.at,
         layers=frozenset(key for key in ALL_LAYERS if ss[f"layer:{key}"]),
@@ -199,6 +212,7 @@ def sidebar(scenario: Scenario) -> MapView:
         selected=ss.selected,
         event_types=event_types,
         event_days=event_days,
+        risk_rules=RiskRules(buffer_km=float(buffer_km), days=int(days)),
     )
 
 
@@ -252,11 +266,72 @@ def headline(scenario: Scenario, at: datetime) -> None:
 
 
 def show_map(scenario: Scenario, view: MapView) -> None:
+    """The map; with live tracking on, redrawn every few seconds with only its positions new."""
+    watched = ss.get("track_file", "").strip()
+    if not watched:
+        draw_map(scenario, view)
+        return
+    seconds = float(ss.get("track_seconds", TRACK_SECONDS))
+
+    @st.fragment(run_every=seconds)
+    def live() -> None:
+        states, reports = follow(scenario, watched)
+        labels = {convoy.id: convoy.label for convoy in scenario.convoys}
+        draw_map(scenario, view, live=mapview.tracks_group(states, reports, labels))
+        tracking_table(scenario, states)
+
+    live()
+
+
+def follow(scenario: Scenario, path: str) -> tuple[dict[str, Any], list[Any]]:
+    """New lines of the watched file into the workspace; every convoy's state now."""
+    log = ProblemLog()
+    follower = ss.get("follower")
+    if follower is None or str(follower.path) != path:
+        follower = ss.follower = tracking.Follower(path)
+    workspace = Workspace(SETTINGS.workspace)
+    try:
+        fresh = follower.new_positions(log)
+        if fresh and workspace.exists():
+            add_positions(workspace, scenario.id, fresh)
+        reports = positions(workspace, scenario.id) if workspace.exists() else fresh
+    except (OSError, CorridorError) as error:
+        st.warning(f"Live tracking: {path}: {error}")
+        return {}, []
+    for problem in list(log)[:5]:
+        st.caption(markdown_literal(f"Live tracking: {problem}"))
+    latest = max((report.time for report in reports), default=scenario.start)
+    now = datetime.now(UTC)
+    if latest < now - timedelta(days=1):  # an old track is replayed as of its last report
+        st.caption(f"Live tracking: replaying, as of the latest report ({tables.utc_time(latest)})")
+        now = latest
+    return tracking.track_states(scenario, reports, now), reports
+
+
+def tracking_table(scenario: Scenario, states: dict[str, Any]) -> None:
+    rows = [
+        {"convoy": state.convoy, "state": str(state.state), "flags": ", ".join(state.flags),
+         "last report (UTC)": f"{state.latest.time:%H:%M}",
+         "age (min)": round(state.age_minutes or 0),
+         "done (km)": None if state.done_m is None else round(state.done_m / 1000, 1),
+         "left (km)": None if state.left_m is None else round(state.left_m / 1000, 1),
+         "off route (m)": None if state.off_route_m is None else round(state.off_route_m),
+         "speed (km/h)": None if state.speed_kmh is None else round(state.speed_kmh),
+         "ETA (UTC)": f"{state.eta:%H:%M}" if state.eta else ""}
+        for state in states.values() if state.latest is not None
+    ]  # fmt: skip
+    st.caption(f"Live positions: {len(rows)} convoys reporting")
+    if rows:
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="tracking")
+
+
+def draw_map(scenario: Scenario, view: MapView, *, live: Any = None) -> None:
     folium_map = mapview.build_map(scenario, view, asset_url=published_assets())
     returned = st_folium(
         folium_map,
         key="map",
         height=MAP_HEIGHT,
+        feature_group_to_add=live,
         width=None,
         returned_objects=RETURNED,
         center=ss.center,
@@ -362,6 +437,11 @@ def convoys(scenario: Scenario, view: MapView) -> None:
     shown = {convoy.id for convoy in mapview.visible_convoys(scenario, view)}
     frame = frame[frame["id"].isin(shown)].reset_index(drop=True)
     frame.insert(0, "selected", ["●" if cid == view.selected else "" for cid in frame["id"]])
+    risks = mapview.alerts(scenario, view)
+    if risks is not None:
+        frame.insert(2, "risk", [risks[c].level if c in risks else "" for c in frame["id"]])
+        frame.insert(3, "alert", ["⚠ ALERT" if c in risks and risks[c].alert else ""
+                                  for c in frame["id"]])  # fmt: skip
     event: Any = st.dataframe(
         frame,
         hide_index=True,
@@ -379,6 +459,31 @@ def convoys(scenario: Scenario, view: MapView) -> None:
     ss.table_pick = picked
     if view.selected:
         details(scenario, view)
+
+
+def risk_panel(scenario: Scenario, view: MapView) -> None:
+    """Each route's figures and the rule that made its level (switch on the risk layer)."""
+    risks = mapview.alerts(scenario, view)
+    with st.expander("Route risk", expanded=False):
+        if risks is None:
+            st.caption("Switch on the “Route risk” layer to analyse this many routes.")
+            return
+        st.caption(markdown_literal((view.risk_rules or RiskRules()).describe()))
+        rows = [
+            {"convoy": r.convoy, "state": r.state, "level": r.level, "alert": r.alert,
+             "length (km)": round(r.length_km, 2),
+             **{f"{k} (km)": round(v, 2) for k, v in r.by_control_km.items() if v},
+             "front lines": r.front_line_crossings, "events": r.events,
+             "fatalities": r.fatalities, "nearest besieged/contested": r.nearest_danger or "",
+             "distance (km)": _rounded(r.nearest_danger_km),
+             "because": "; ".join(r.reasons)}
+            for r in risks.values()
+        ]  # fmt: skip
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="risk_table")
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
 
 
 def _select_and_zoom(scenario: Scenario, convoy_id: str) -> None:
@@ -464,6 +569,7 @@ def main() -> None:
         st.error(f"The map could not be drawn:\n\n{error}")
     export_panel(scenario, view)
     convoys(scenario, view)
+    risk_panel(scenario, view)
     sources(scenario)
     write_url(view)
     play(scenario)

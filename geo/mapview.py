@@ -478,6 +478,58 @@ def _risk(risk: analysis.RouteRisk) -> list[Item]:
     return items
 
 
+TRACK_COLOURS = {
+    "before departure": "#56B4E9",
+    "moving": "#009E73",
+    "stopped": "#E69F00",
+    "off route": "#D55E00",
+    "arrived": "#1a1a1a",
+}
+
+
+def tracks_group(states: dict[str, Any], reports: list[Any], labels: dict[str, str]) -> Any:
+    """Live positions: each convoy's reported track and its latest report, coloured by state.
+
+    A layer of its own, for streamlit-folium's `feature_group_to_add`: it changes every few
+    seconds while the rest of the map does not, so the map is not drawn again.
+    """
+    group = folium.FeatureGroup(name="Live positions")
+    items: list[Item] = []
+    by_convoy: dict[str, list[Any]] = {}
+    for report in reports:
+        by_convoy.setdefault(report.convoy, []).append(report)
+    for convoy_id, state in states.items():
+        latest = state.latest
+        if latest is None:
+            continue
+        colour = TRACK_COLOURS.get(str(state.state), "#999999")
+        trail = [
+            (p.latitude, p.longitude) for p in by_convoy.get(convoy_id, []) if p.time <= state.at
+        ]
+        if len(trail) > 1:
+            style = {"color": colour, "weight": 2, "opacity": 0.8, "dashArray": "1 4"}
+            items.append(_item("line", _round(trail), style))
+        facts = [
+            ("State", str(state.state)),
+            ("Last report", f"{latest.time:%d %b %H:%M} UTC, {state.age_minutes:.0f} min before"),
+            ("Done", f"{state.done_m / 1000:.1f} km ({state.progress * 100:.0f}%)"
+             if state.progress is not None else ""),
+            ("Left", f"{state.left_m / 1000:.1f} km" if state.left_m is not None else ""),
+            ("Off the route", "" if state.off_route_m is None else f"{state.off_route_m:.0f} m"),
+            ("Speed", f"{state.speed_kmh:.0f} km/h" if state.speed_kmh is not None else ""),
+            ("Arrival expected", f"{state.eta:%H:%M} UTC" if state.eta is not None else ""),
+            ("Note", latest.note),
+        ]  # fmt: skip
+        label = labels.get(convoy_id, convoy_id)
+        style = {"radius": 8, "color": "#ffffff", "weight": 2, "fillColor": colour,
+                 "fillOpacity": 1}  # fmt: skip
+        where = _round([(latest.latitude, latest.longitude)])[0]
+        tip = esc(f"{label}: {state.state}")
+        items.append(_item("circle", where, style, tip, card(f"Live: {label}", facts)))
+    Items(items).add_to(group)
+    return group
+
+
 def _kinds(counts: dict[str, int]) -> str:
     return ", ".join(f"{kind} {count}" for kind, count in counts.items()) or "none"
 

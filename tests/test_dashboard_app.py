@@ -53,7 +53,7 @@ def test_app_falls_back_to_the_shipped_folder_without_a_workspace(
     app = run_app(tmp_path / "absent.gpkg", monkeypatch)
     assert not app.exception
     assert "No workspace" in app.sidebar.info[0].value
-    assert len(app.dataframe) == 5
+    assert len(app.dataframe) == 6  # convoys, route risk, sources, figures, places, zones
 
 
 def test_app_reports_a_broken_workspace_without_a_traceback(
@@ -298,3 +298,44 @@ def test_imported_events_are_drawn_and_filtered_by_type_and_date(
     app.multiselect(key="event_types").set_value(["Battles"]).run()
     assert set(events_drawn()) == {"Battles"}
     assert len(events_drawn()) == sum(e.event_type == "Battles" for e in earlier)
+
+
+def test_route_risk_is_in_the_table_and_its_panel(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = run_app(shipped_workspace, monkeypatch)
+    table = app.dataframe[0].value.set_index("id")
+    assert table.loc["convoy-1", "risk"] == "high"
+    assert table.loc["convoy-1", "alert"] == "⚠ ALERT"  # under way through besieged ground
+    risk = app.dataframe[1].value.set_index("convoy")
+    assert risk.loc["convoy-1", "front lines"] == 2
+    assert "runs 2.0 km through besieged ground" in risk.loc["convoy-1", "because"]
+    app.number_input(key="risk_km").set_value(1.0).run()
+    assert not app.exception
+
+
+def test_live_tracking_reads_a_watched_file_into_the_workspace(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    track = (Path(__file__).parent / "data" / "tracking" / "convoy-1.csv").read_text()
+    header, *lines = track.splitlines()
+    watched = tmp_path / "live.csv"
+    watched.write_text("\n".join([header, *lines[:5]]) + "\n")
+    app = run_app(shipped_workspace, monkeypatch)
+    app.text_input(key="track_file").input(str(watched)).run()
+    assert not app.exception
+    assert len(workspace_positions(shipped_workspace)) == 5
+    live = app.dataframe[0].value.set_index("convoy")  # under the map, before the convoys
+    assert live.loc["convoy-1", "state"] == "moving"
+    with watched.open("a") as handle:
+        handle.write("\n".join(lines[5:12]) + "\n")
+    app.run()  # what the fragment's timer does
+    assert len(workspace_positions(shipped_workspace)) == 12
+    live = app.dataframe[0].value.set_index("convoy")  # under the map, before the convoys
+    assert live.loc["convoy-1", "state"] == "stopped"
+
+
+def workspace_positions(path: Path) -> list[object]:
+    from geo.workspace import positions
+
+    return positions(Workspace(path), "aleppo-2016-12")
