@@ -180,3 +180,35 @@ def test_a_zone_drawn_on_the_map_is_saved_with_its_facts(
     )
     assert added.geometry.geom_type == "Polygon"
     assert len(added.geometry.exterior.coords) == 5
+
+
+def test_live_positions_refresh_without_redrawing_the_map(
+    server: str, page: Page, tmp_path: Path
+) -> None:
+    track = (ROOT / "tests" / "data" / "tracking" / "convoy-1.csv").read_text().splitlines()
+    watched = tmp_path / "live.csv"
+    watched.write_text("\n".join(track[:4]) + "\n")
+    page.goto(server, wait_until="domcontentloaded")
+    page.get_by_label("Watch a position file (CSV)", exact=True).and_(
+        page.get_by_test_id("stTextInputField")
+    ).fill(str(watched))
+    page.keyboard.press("Enter")
+    seconds = page.get_by_label("Every (seconds)")
+    seconds.fill("2")
+    seconds.press("Enter")
+    page.get_by_text("Live positions: 1 convoys reporting").wait_for(timeout=30_000)
+    frame = page.frame_locator(MAP_FRAME).last
+    frame.locator(".leaflet-container").wait_for(timeout=30_000)
+    page.wait_for_timeout(3_000)  # the map settles after its first positions
+    handle = page.locator(MAP_FRAME).last.element_handle()
+    assert handle is not None
+    inside = handle.content_frame()
+    assert inside is not None
+    inside.evaluate("window.__corridorKeep = 'same page'")
+    cell = page.locator("td[role='gridcell']")
+    cell.filter(has_text="moving").first.wait_for(state="attached", timeout=30_000)
+    with watched.open("a") as handle_file:
+        handle_file.write("\n".join(track[4:12]) + "\n")
+    cell.filter(has_text="stopped").first.wait_for(state="attached", timeout=30_000)  # a tick
+    assert inside.evaluate("window.__corridorKeep") == "same page"  # the map was not redrawn
+    assert inside.locator("path.leaflet-interactive").count() > 0
