@@ -357,7 +357,25 @@ def feature_collection(snapshot: Snapshot) -> dict[str, Any]:
         for figure in records.figures:
             place = scenario.place(figure.place)
             features.append(_feature("figures", _point(place), _figure_properties(figure)))
+    if "events" in on:
+        for index in records.events.tolist():
+            event = scenario.events[index]
+            point = {"type": "Point", "coordinates": [event.longitude, event.latitude]}
+            properties = {"layer": "events", **_event_properties(event)}
+            features.append({"type": "Feature", "properties": properties, "geometry": point})
     return {"type": "FeatureCollection", "features": features}
+
+
+def _event_properties(event: Any) -> dict[str, Any]:
+    return {name: getattr(event, name) for name in _EVENT_COLUMNS} | {
+        "date": event.date.isoformat(), "source": ";".join(event.source)
+    }  # fmt: skip
+
+
+_EVENT_COLUMNS = ("id", "date", "event_type", "sub_event_type", "actor1", "actor2", "location",
+                  "admin1", "country", "latitude", "longitude", "fatalities", "notes",
+                  "reported_by", "source")  # fmt: skip
+"""events.csv's header: the events shown, as imported."""
 
 
 def _risk_properties(risk: Any) -> dict[str, Any]:
@@ -439,7 +457,7 @@ def gpkg_bytes(snapshot: Snapshot) -> bytes:
 
 
 def _write_gpkg(snapshot: Snapshot, path: Path) -> None:
-    """One GeoPackage layer per kind of feature shown (zones, routes, convoys, places, figures)."""
+    """One GeoPackage layer per kind of feature shown (zones, routes, … figures, events)."""
     features = feature_collection(snapshot)["features"]
     groups: dict[str, list[dict[str, Any]]] = {}
     for feature in features:
@@ -456,7 +474,7 @@ def _write_gpkg(snapshot: Snapshot, path: Path) -> None:
 
 
 def csv_zip(snapshot: Snapshot) -> bytes:
-    """A zip of convoys.csv and figures.csv: the convoys and figures shown, as tables."""
+    """A zip of convoys.csv, figures.csv and events.csv: what is shown, as tables."""
     scenario, view = snapshot.scenario, snapshot.view
     records = mapview.shown(scenario, view)
     buffer = io.BytesIO()
@@ -472,6 +490,9 @@ def csv_zip(snapshot: Snapshot) -> bytes:
         if "figures" in view.layers:
             rows = [_figure_properties(figure) for figure in records.figures]
             archive.writestr("figures.csv", _csv(rows, _FIGURE_COLUMNS))
+        if "events" in view.layers and len(records.events):
+            events = [_event_properties(scenario.events[i]) for i in records.events.tolist()]
+            archive.writestr("events.csv", _csv(events, _EVENT_COLUMNS))
     return buffer.getvalue()
 
 

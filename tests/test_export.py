@@ -15,7 +15,7 @@ import json
 import re
 import zipfile
 from collections import Counter
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -428,3 +428,27 @@ def test_cli_exports_from_a_workspace(scenario: Scenario, tmp_path: Path) -> Non
     (path,) = out.iterdir()
     features = json.loads(path.read_text(encoding="utf-8"))["features"]
     assert Counter(f["properties"]["layer"] for f in features) == layer_counts(snap(scenario))
+
+
+# --- imported events ----------------------------------------------------------------------
+
+
+def test_events_shown_are_in_every_data_export(scenario: Scenario, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from geo.records import Event
+
+    events = (
+        Event("e-old", date(2016, 12, 1), "Battles", 36.2, 37.1, ("seed-report",)),
+        Event("e-week", date(2016, 12, 14), "Protests", 36.21, 37.12, ("seed-report",)),
+        Event("e-later", date(2016, 12, 16), "Riots", 36.22, 37.13, ("seed-report",)),
+    )  # fmt: skip
+    with_events = replace(scenario, events=events)
+    snapshot = snap(with_events, AT, event_days=7)
+    assert layer_counts(snapshot)["events"] == 1
+    with zipfile.ZipFile(io.BytesIO(export.render(snapshot, "csv"))) as archive:
+        [row] = csv_rows(archive, "events.csv")
+    assert (row["id"], row["date"], row["event_type"]) == ("e-week", "2016-12-14", "Protests")
+    path = export.export(snapshot, "gpkg", tmp_path)
+    assert len(pyogrio.read_dataframe(path, layer="events")) == 1
+    assert layer_counts(snap(with_events, AT, event_days=None))["events"] == 2
