@@ -228,8 +228,8 @@ def shown(scenario: Scenario, view: MapView) -> Shown:
 
 
 DETAIL_LIMIT = 500
-"""Above this many convoys shown, routes and positions are drawn lean: on a canvas, simplified,
-with a tooltip but no popup, arrowhead or animation (the browser stays fluid; see bench/)."""
+"""Above this many convoys shown, routes and positions are drawn lean: simplified, on a canvas,
+without popup, arrowhead or animation, routes without tooltip (the browser stays fluid)."""
 SIMPLIFY_DEGREES = 0.004
 """Tolerance of the lean routes' simplification (about 400 m: a pixel at zoom 8)."""
 
@@ -535,7 +535,7 @@ def _kinds(counts: dict[str, int]) -> str:
 
 
 def _lean_routes(scenario: Scenario, records: Shown) -> LeanRoutes:
-    """Every leg for a map of thousands: simplified, on a canvas, a tooltip each.
+    """Every leg for a map of thousands: simplified, on one canvas of their own.
 
     A canvas strokes dashed lines slowly (in Chromium, 10,000 dashed legs took 1.5 s more to
     draw than solid ones), so here approximate legs are drawn thin and faded instead of dashed,
@@ -546,7 +546,6 @@ def _lean_routes(scenario: Scenario, records: Shown) -> LeanRoutes:
     legs = []
     for item in records.convoys:
         state = item.state
-        tip = esc(f"{item.convoy.label} — {state.value}")
         planned = state in (ConvoyState.NOT_DEPARTED, ConvoyState.PLANNED)
         for leg in timeline.legs_of(scenario, item.convoy.id):
             faded = leg.precision.value == "approximate" and not planned
@@ -554,7 +553,7 @@ def _lean_routes(scenario: Scenario, records: Shown) -> LeanRoutes:
                 style_of[state, faded] = len(styles)
                 styles.append({"color": STATE_COLOURS[state], "weight": 2 if faded else 3,
                                "opacity": 0.45 if faded else 0.85})  # fmt: skip
-            legs.append((style_of[state, faded], tip, _simplified(scenario, leg.id)))
+            legs.append((style_of[state, faded], _simplified(scenario, leg.id)))
     return LeanRoutes(styles, legs)
 
 
