@@ -278,12 +278,20 @@ _LEAN_SCRIPT = """
             this._canvas = L.DomUtil.create('canvas', 'corridor-lean-routes');
             this._canvas.style.pointerEvents = 'none';
             map.getPanes().overlayPane.appendChild(this._canvas);
-            map.on('moveend zoomend resize viewreset', this._draw, this);
+            map.on('moveend zoomend resize viewreset', this._schedule, this);
             this._draw();
         },
         onRemove: function(map) {
-            map.off('moveend zoomend resize viewreset', this._draw, this);
+            map.off('moveend zoomend resize viewreset', this._schedule, this);
             L.DomUtil.remove(this._canvas);
+        },
+        _schedule: function() {  // several events end one move: draw once, at the next frame
+            if (!this._frame) {
+                this._frame = L.Util.requestAnimFrame(function() {
+                    this._frame = null;
+                    if (this._map) { this._draw(); }
+                }, this);
+            }
         },
         _draw: function() {
             var map = this._map, size = map.getSize(), ratio = window.devicePixelRatio || 1;

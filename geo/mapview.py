@@ -430,7 +430,9 @@ def risks(
 
 def alerts(scenario: Scenario, view: MapView) -> dict[str, analysis.RouteRisk] | None:
     """The route risks an export carries: when the risk layer is on, or the map is small."""
-    if "risk" in view.layers or len(scenario.convoys) <= DETAIL_LIMIT:
+    if "risk" in view.layers:
+        return risks(scenario, view, shapes=True)  # the same results the map layer draws
+    if len(scenario.convoys) <= DETAIL_LIMIT:
         return risks(scenario, view)
     return None
 
