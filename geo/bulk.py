@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
-from datetime import UTC, date, timedelta
+from datetime import UTC, date
 from typing import Any
 
 import numpy as np
@@ -118,12 +118,6 @@ def payload(scenario: Scenario, chosen: npt.NDArray[np.intp]) -> dict[str, Any]:
 def packed(values: Any, dtype: str) -> str:
     """Numbers as base64 of little-endian binary: about a third of their JSON size."""
     return base64.b64encode(np.ascontiguousarray(values, dtype=dtype).tobytes()).decode("ascii")
-
-
-def first_day(scenario: Scenario) -> date | None:
-    """The earliest event's date (for the sidebar's range), or None without events."""
-    table = columns(scenario)
-    return EPOCH + timedelta(days=int(table.day.min())) if len(table.day) else None
 
 
 class EventPoints(ScriptElement):

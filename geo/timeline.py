@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 import shapely
@@ -16,7 +15,6 @@ from geo.records import (
     Convoy,
     ConvoyStatus,
     Count,
-    Event,
     Figure,
     FigureKind,
     Route,
@@ -58,25 +56,6 @@ def zones_at(scenario: Scenario, at: datetime) -> list[ControlZone]:
 def figures_at(scenario: Scenario, at: datetime) -> list[Figure]:
     """The figures reported by `at`."""
     return [figure for figure in scenario.figures if figure.reported <= at]
-
-
-def events_at(
-    scenario: Scenario,
-    at: datetime,
-    *,
-    days: int | None = None,
-    types: Collection[str] | None = None,
-) -> list[Event]:
-    """The events dated on or before `at`'s day (UTC), within the last `days` days if given."""
-    last = at.astimezone(UTC).date()
-    first = last - timedelta(days=days - 1) if days else None
-    return [
-        event
-        for event in scenario.events
-        if event.date <= last
-        and (first is None or event.date >= first)
-        and (types is None or event.event_type in types)
-    ]
 
 
 def route_of(scenario: Scenario, convoy_id: str) -> LineString | None:
@@ -150,10 +129,6 @@ def _progress(convoy: Convoy, at: datetime, state: ConvoyState) -> float | None:
         share = (at - convoy.depart) / (convoy.arrive - convoy.depart)
         return min(max(share, 0.0), 1.0)
     return None
-
-
-def convoys_at(scenario: Scenario, at: datetime) -> list[ConvoyAt]:
-    return [convoy_at(scenario, convoy, at) for convoy in scenario.convoys]
 
 
 @dataclass(frozen=True)
