@@ -27,7 +27,7 @@ from geo._html import esc, times
 from geo.chromium import LAUNCH_ARGS, find_chromium
 from geo.errors import ExportError
 from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, MapView
-from geo.records import Scenario
+from geo.records import CONVOY_COUNTS, Scenario
 
 FORMATS = ("html", "png", "pdf", "geojson", "gpkg", "csv")
 EXTENSIONS = {"csv": "csv.zip"}
@@ -408,18 +408,7 @@ def _zone_properties(zone: Any) -> dict[str, Any]:
 
 def _convoy_properties(item: Any) -> dict[str, Any]:
     convoy = item.convoy
-    counts = {
-        name: str(getattr(convoy, name) or "")
-        for name in (
-            "vehicles",
-            "buses",
-            "ambulances",
-            "people",
-            "civilians",
-            "wounded",
-            "fighters",
-        )
-    }
+    counts = {name: str(getattr(convoy, name) or "") for name in CONVOY_COUNTS}
     return {"id": convoy.id, "label": convoy.label, "state": item.state.value,
             "status": convoy.status.value, "origin": convoy.origin,
             "destination": convoy.destination, "depart": _iso(convoy.depart),

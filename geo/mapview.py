@@ -26,6 +26,7 @@ from geo.analysis import RiskRules
 from geo.assets import make_tree_offline
 from geo.bulk import EventPoints, LeanRoutes
 from geo.records import (
+    CONVOY_COUNTS,
     Confidence,
     Control,
     ControlZone,
@@ -317,18 +318,7 @@ def convoy_card(item: ConvoyAt, scenario: Scenario) -> str:
     """Popup HTML for a convoy: state at the moment, counts with qualifiers, times, source."""
     convoy, tz = item.convoy, scenario.timezone
     names = {place.id: place.name for place in scenario.places}
-    counts = [
-        (label.capitalize(), count_text(getattr(convoy, label)))
-        for label in (
-            "vehicles",
-            "buses",
-            "ambulances",
-            "people",
-            "civilians",
-            "wounded",
-            "fighters",
-        )
-    ]
+    counts = [(label.capitalize(), count_text(getattr(convoy, label))) for label in CONVOY_COUNTS]
     facts = [
         ("State now", item.state.value),
         ("Reported status", convoy.status.value.replace("_", " ")),
