@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 from streamlit_folium import st_folium
 
-from geo import assets, changes, export, mapview, tables, timeline, tracking
+from geo import assets, bulk, changes, export, mapview, tables, timeline, tracking
 from geo._html import markdown_literal
 from geo.analysis import RiskRules
 from geo.errors import CorridorError, ProblemLog
@@ -22,9 +22,6 @@ from geo.settings import Settings
 from geo.workspace import Workspace, add_positions, positions
 
 SETTINGS = Settings.from_environment()
-STATIC_VENDOR = Path(__file__).resolve().parent / "static" / "vendor"
-# Where the map (inside streamlit-folium's iframe at /component/...) finds Leaflet and co.
-ASSET_URL = "../../app/static/vendor"
 MAP_HEIGHT = 620
 PLAY_SECONDS = 1.0
 TRACK_SECONDS = 10.0
@@ -60,8 +57,8 @@ def load_from_folder(folder: str) -> Scenario:
 @st.cache_resource(show_spinner=False)
 def published_assets() -> str:
     """Leaflet, plugins and the base map copied once into Streamlit's static folder."""
-    assets.publish(STATIC_VENDOR)
-    return ASSET_URL
+    assets.publish(assets.STREAMLIT_STATIC)
+    return assets.STREAMLIT_URL
 
 
 def moments(scenario: Scenario) -> list[datetime]:
@@ -221,7 +218,7 @@ def event_filters(scenario: Scenario) -> tuple[frozenset[str] | None, int | None
     if not scenario.events:
         return None, None
     bar = st.sidebar
-    types = sorted({event.event_type for event in scenario.events})
+    types = bulk.columns(scenario).kinds  # made once per scenario
     chosen = bar.multiselect("Event types", types, default=types, key="event_types")
     days = bar.select_slider(
         "Events of the last", options=[1, 3, 7, 14, 30, 90, 365, 0], value=7, key="event_days",
@@ -284,20 +281,27 @@ def show_map(scenario: Scenario, view: MapView) -> None:
 
 
 def follow(scenario: Scenario, path: str) -> tuple[dict[str, Any], list[Any]]:
-    """New lines of the watched file into the workspace; every convoy's state now."""
+    """New lines of the watched file into the workspace; every convoy's state now.
+
+    The workspace's reports are read once when a file is first watched; after that each tick
+    only adds the lines appended since.
+    """
     log = ProblemLog()
-    follower = ss.get("follower")
-    if follower is None or str(follower.path) != path:
-        follower = ss.follower = tracking.Follower(path)
     workspace = Workspace(SETTINGS.workspace)
+    follower = ss.get("follower")
     try:
+        if follower is None or str(follower.path) != path or ss.get("followed") != scenario.id:
+            follower = ss.follower = tracking.Follower(path)
+            ss.followed = scenario.id
+            ss.track_reports = positions(workspace, scenario.id) if workspace.exists() else []
         fresh = follower.new_positions(log)
         if fresh and workspace.exists():
             add_positions(workspace, scenario.id, fresh)
-        reports = positions(workspace, scenario.id) if workspace.exists() else fresh
+        ss.track_reports = sorted([*ss.track_reports, *fresh], key=lambda report: report.time)
     except (OSError, CorridorError) as error:
         st.warning(f"Live tracking: {path}: {error}")
         return {}, []
+    reports: list[Any] = ss.track_reports
     for problem in list(log)[:5]:
         st.caption(markdown_literal(f"Live tracking: {problem}"))
     latest = max((report.time for report in reports), default=scenario.start)

@@ -111,6 +111,10 @@ STYLE_ORDER = (
     CLUSTER_DEFAULT_CSS,
     DRAW_CSS,
 )
+STREAMLIT_STATIC = PROJECT_ROOT / "static" / "vendor"
+"""Where the dashboard publishes the bundles: Streamlit serves static/ at /app/static/."""
+STREAMLIT_URL = "../../app/static/vendor"
+"""The same folder as a map inside streamlit-folium's iframe (at /component/…) reaches it."""
 BUNDLE_JS = "corridor/bundle.js"
 BUNDLE_CSS = "corridor/bundle.css"
 

@@ -325,10 +325,7 @@ class _Context:
 
     def _new_id(self, layer: str, cells: dict[str, Any]) -> str:
         base = slug(str(cells.get("name") or cells.get("label") or layer.rstrip("s")))
-        candidate, number = base, 1
-        while candidate in self.ids[layer]:
-            number += 1
-            candidate = f"{base}-{number}"
+        candidate = _unique(base, self.ids[layer])
         self.ids[layer].add(candidate)
         return candidate
 

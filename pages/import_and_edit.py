@@ -24,8 +24,6 @@ from geo.settings import Settings
 from geo.workspace import Workspace
 
 SETTINGS = Settings.from_environment()
-STATIC_VENDOR = Path(__file__).resolve().parent.parent / "static" / "vendor"
-ASSET_URL = "../../app/static/vendor"
 FILE_TYPES = ["csv", "geojson", "json", "kml", "gpx", "gpkg", "zip"]
 GUESS = "(guess from the file)"
 ss = st.session_state
@@ -33,8 +31,8 @@ ss = st.session_state
 
 @st.cache_resource(show_spinner=False)
 def published_assets() -> str:
-    assets.publish(STATIC_VENDOR)
-    return ASSET_URL
+    assets.publish(assets.STREAMLIT_STATIC)
+    return assets.STREAMLIT_URL
 
 
 @st.cache_resource(show_spinner="Loading the offline gazetteer…")
