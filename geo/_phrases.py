@@ -63,11 +63,12 @@ class Phrase:
 
 
 _HINTS = re.compile(
-    r"north|south|east|west|central|centre|center|downtown|province|governorate|region|"
-    r"countryside|muhafaz|district|rural|rif |city|town|village| of ",
+    r"\b(?:north|south|east|west|central|centre|center|downtown|province|governorate|region|"
+    r"countryside|muhafaz|district|rural|rif |city|town|village|of )",
     re.IGNORECASE,
 )
-"""Every phrase holds one of these; a name without any is not parsed further (fast path)."""
+"""Every phrase holds one of these at the start of a word; a name without any ('Georgetown',
+'Eastbourne' ...) is not parsed further (fast path)."""
 
 
 def parse(query: str) -> Phrase | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Iterable, MutableMapping
+from collections.abc import Callable, Iterable, MutableMapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
@@ -112,7 +112,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         self._sources = (None if curated is None else tuple(curated), geonames)
         self._gazetteer: gazetteer.Gazetteer | None = None
         self._memo: dict[tuple[Any, ...], list[Candidate]] = {}
-        self._prior_list: list[float] | None = None
+        self._prior_list: tuple[float, ...] | None = None
         self.online = online
         self.online_cache = online_cache if online_cache is not None else {}
         self._online_geocode: Callable[..., Any] | None = None
@@ -224,18 +224,13 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
             best = self._best(exact, codes)
             at_home = self._best_in_bias_country(key, codes, fuzzy=False) if best else []
             return self._merge(best, at_home) if at_home else best
-        tiers: list[Callable[[], _Hits | None]] = [
-            lambda: exact,
-            lambda: self._skeleton(key),
-            lambda: self._fuzzy(key),
-        ]
-        for tier in tiers:
-            hits = tier()
-            if hits is None or not hits.entries:
+        for tier in (self._skeleton, self._fuzzy):
+            hits = tier(key)
+            if not hits.entries:
                 continue
             best = self._best(hits, codes)
-            if best and (abroad if hits is exact else self._bias_missing(hits, codes)):
-                at_home = self._best_in_bias_country(key, codes, fuzzy=hits is not exact)
+            if best and self._bias_missing(hits, codes):
+                at_home = self._best_in_bias_country(key, codes, fuzzy=True)
                 best = self._merge(best, at_home) if at_home else best
             if best:
                 return best
@@ -249,7 +244,17 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         if position is None:
             return None
         entries = places.key_rows.row(position).tolist()
+        if not entries:  # only a left-out entry had this name
+            return None
         primary_keys = self._primary_keys()
+        if len(entries) == 1:  # the common case, spelled out for speed
+            primary = primary_keys[entries[0]] == position
+            return _Hits(
+                entries,
+                [1.0 if primary else ALIAS_SCORE],
+                [position],
+                [EXACT if primary else ALIAS],
+            )
         primary = [primary_keys[entry] == position for entry in entries]
         return _Hits(
             entries,
@@ -275,7 +280,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
                 return hits
         return _Hits([], [], [], [])
 
-    def _fuzzy_in(self, key: str, pool: list[str]) -> _Hits | None:
+    def _fuzzy_in(self, key: str, pool: Sequence[str]) -> _Hits | None:
         matches = process.extract(
             key, pool, scorer=fuzz.ratio, limit=KEEP, score_cutoff=FUZZY_THRESHOLD * 100
         )
@@ -308,7 +313,9 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         """
         assert self.country_bias is not None
         places = self.gazetteer
-        positions = places.country_skeletons(self.country_bias).get(names.skeleton(key), [])
+        positions = places.country_skeletons(self.country_bias).get(names.skeleton(key))
+        if not positions and not fuzzy:
+            return []  # the common case: no namesake at home
         found = self._best(self._skeleton(key, positions), codes) if positions else []
         if fuzzy:
             pool = places.country_keys(self.country_bias)
@@ -318,8 +325,8 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
     def _bias_missing(self, hits: _Hits, codes: frozenset[str]) -> bool:
         if self.country_bias is None or (codes and self.country_bias not in codes):
             return False
-        country = self.gazetteer.country_codes
-        return all(country[entry] != self.country_bias for entry in hits.entries)
+        country, bias = self.gazetteer.country_codes, self.country_bias
+        return bias not in [country[entry] for entry in hits.entries]
 
     # --- phrases ------------------------------------------------------------------------
 
@@ -388,11 +395,13 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         places = self.gazetteer
         key = names.normalise(phrase.target)
         score = round(anchor.score * 0.97, 3)
+        regions = places.derived(
+            "regions", lambda g: tuple(i for i, kind in enumerate(g.kinds) if kind == "region")
+        )
         found = [
             Candidate(entry, score, PHRASE, places.names[entry])
-            for entry in range(len(places))
-            if places.kinds[entry] == "region"
-            and key in names.normalise(places.names[entry])
+            for entry in regions
+            if key in names.normalise(places.names[entry])
             and (not codes or places.country_codes[entry] in codes)
         ]
         return self._merge(found, [])
@@ -404,6 +413,12 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         places = self.gazetteer
         country, prior = places.country_codes, self._prior()
         scores = hits.scores
+        if len(scores) == 1:  # the common case, spelled out for speed
+            entry, method = hits.entries[0], hits.methods[0]
+            if codes and country[entry] not in codes:
+                return []
+            written = places.names[entry] if method == EXACT else places.written[hits.keys[0]]
+            return [Candidate(entry, scores[0], METHODS[method], written, scores[0] + prior[entry])]
         ranked = [
             (scores[i] + prior[entry], i)
             for i, entry in enumerate(hits.entries)
@@ -426,27 +441,30 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
                 break
         return chosen
 
-    def _weights(self) -> list[float]:
-        return self.gazetteer.derived("weights", lambda g: g.weights.tolist())
+    # Per-entry columns as tuples: quick to index, and tuples of numbers escape the garbage
+    # collector's passes, where lists of 235,000 items would be walked on every full pass.
 
-    def _prior(self) -> list[float]:
+    def _weights(self) -> tuple[float, ...]:
+        return self.gazetteer.derived("weights", lambda g: tuple(g.weights.tolist()))
+
+    def _prior(self) -> tuple[float, ...]:
         """Per entry, what ranking adds to the match score: the bias bonus and the weight."""
         if self._prior_list is not None:
             return self._prior_list
         bias = self.country_bias
 
-        def prior(places: gazetteer.Gazetteer) -> list[float]:
+        def prior(places: gazetteer.Gazetteer) -> tuple[float, ...]:
             weights = self._weights()
-            return [
+            return tuple(
                 WEIGHT_FACTOR * weight + (BIAS_BONUS if code == bias else 0.0)
                 for weight, code in zip(weights, places.country_codes, strict=True)
-            ]
+            )
 
         self._prior_list = self.gazetteer.derived(f"prior:{bias}", prior)
         return self._prior_list
 
-    def _primary_keys(self) -> list[int]:
-        return self.gazetteer.derived("primary", lambda g: g.primary_keys.tolist())
+    def _primary_keys(self) -> tuple[int, ...]:
+        return self.gazetteer.derived("primary", lambda g: tuple(g.primary_keys.tolist()))
 
     def _merge(self, first: list[Candidate], second: list[Candidate]) -> list[Candidate]:
         everything = [replace(c, rank=self._rank(c)) for c in (*first, *second)]

@@ -66,15 +66,23 @@ def normalise(name: str) -> str:
     if not name.isascii():
         return normalise_many([name])[0]
     # The same steps as normalise_many, skipping those that cannot apply to plain ASCII.
-    text = name.replace("\n", " ").lower().replace("'", "").replace("`", "")
-    text = _SEPARATORS.sub(" ", text)
-    if "  " in text:
-        text = _SPACES.sub(" ", text)
-    text = text.strip(" ")
-    if " " in text:
-        text = _ARTICLE.sub("", text)
+    # Each step is guarded by a cheap test of whether it can change anything (the common case).
+    text = name.lower()
+    if not text.isalnum():
+        text = text.replace("\n", " ").replace("'", "").replace("`", "")
+        text = _SEPARATORS.sub(" ", text)
+        if "  " in text:
+            text = _SPACES.sub(" ", text)
+        text = text.strip(" ")
+        if " " in text:
+            text = _ARTICLE.sub("", text)
     text = text.replace("q", "k").replace("o", "u")
-    text = _Y_GLIDE.sub("i", _AW.sub("u", _DIPHTHONG.sub("e", text)))
+    if "y" in text or "i" in text:
+        text = _DIPHTHONG.sub("e", text)
+    if "aw" in text:
+        text = _AW.sub("u", text)
+    if "iy" in text:
+        text = _Y_GLIDE.sub("i", text)
     text = _ENDING.sub("a", text).replace("e", "i")
     return _DOUBLED.sub(r"\1", text)
 

