@@ -571,12 +571,25 @@ def main() -> None:
         show_map(scenario, view)
     except CorridorError as error:
         st.error(f"The map could not be drawn:\n\n{error}")
+    if ss.get("page_shown"):
+        below_the_map(scenario, view)
+    else:  # a session's first run: the map first; its first report reruns with the rest
+        ss.page_shown = True
+    write_url(view)
+    play(scenario)
+
+
+def below_the_map(scenario: Scenario, view: MapView) -> None:
+    """Exports, the convoy table, route risk and sources.
+
+    Left out of a session's first run: their page code (the data grid's alone is 1.2 MB of
+    JavaScript) would hold the map back by about half a second. The map reports its first
+    centre and zoom as soon as it has drawn, which reruns the script with them in.
+    """
     export_panel(scenario, view)
     convoys(scenario, view)
     risk_panel(scenario, view)
     sources(scenario)
-    write_url(view)
-    play(scenario)
 
 
 main()
