@@ -392,7 +392,7 @@ def _as_collection(document: object) -> dict[str, Any] | None:
         return document
     if kind == "Feature":
         return {"type": "FeatureCollection", **crs, "features": [document]}
-    if kind in GEOMETRY_TYPES:
+    if isinstance(kind, str) and kind in GEOMETRY_TYPES:  # a list or object is no type name
         geometry = {key: value for key, value in document.items() if key != "crs"}
         feature = {"type": "Feature", "properties": {}, "geometry": geometry}
         return {"type": "FeatureCollection", **crs, "features": [feature]}
