@@ -36,7 +36,7 @@ from geo.timeline import opening_moment  # noqa: E402
 from geo.workspace import Workspace  # noqa: E402
 
 RUNS = 15
-PAGE_LOADS = 5
+PAGE_LOADS = 11
 
 
 def median_ms(action: Callable[[], object], runs: int = RUNS) -> float:

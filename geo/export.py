@@ -265,16 +265,23 @@ class Browser:
     ) -> T:
         chromium = self._start()
         context = chromium.new_context(viewport=viewport, device_scale_factor=scale)
+        # Chromium reads the page from a private file: handing a large page (5 MB at 100,000
+        # events) through Playwright's set_content costs a third of a second more.
+        folder = tempfile.TemporaryDirectory(prefix="corridor-snapshot-")
         try:
+            page_file = Path(folder.name) / "snapshot.html"
+            page_file.write_text(html, encoding="utf-8")
+            address = page_file.as_uri()
             page = context.new_page()
-            page.route("**/*", _only_local)
-            page.set_content(html, wait_until="load", timeout=RENDER_TIMEOUT_MS)
+            page.route("**/*", lambda route: _only_local(route, address))
+            page.goto(address, wait_until="load", timeout=RENDER_TIMEOUT_MS)
             page.wait_for_function("window.corridorReady === true", timeout=RENDER_TIMEOUT_MS)
             return take(context, page)
         except Exception as error:
             raise ExportError(f"Chromium could not render the map: {error}") from error
         finally:
             context.close()
+            folder.cleanup()
 
     def _start(self) -> Any:
         if self._chromium is not None and self._chromium.is_connected():
@@ -299,10 +306,17 @@ class Browser:
         self._chromium = self._playwright = None
 
 
-def _only_local(route: Any) -> None:
-    """Snapshots never reach the network, except map tiles when the OSM base is chosen."""
+def _only_local(route: Any, page_address: str) -> None:
+    """Snapshots never reach the network, except map tiles when the OSM base is chosen.
+
+    The one local file allowed is the snapshot's own page.
+    """
     url = route.request.url
-    if url.startswith(("data:", "about:", "blob:")) or "tile.openstreetmap.org" in url:
+    if (
+        url == page_address
+        or url.startswith(("data:", "about:", "blob:"))
+        or "tile.openstreetmap.org" in url
+    ):
         route.continue_()
     else:
         route.abort()
