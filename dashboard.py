@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -343,10 +344,7 @@ def draw_map(scenario: Scenario, view: MapView, *, live: Any = None) -> None:
     )
     if not returned:
         return
-    if returned.get("center"):
-        ss.center = (returned["center"]["lat"], returned["center"]["lng"])
-    if returned.get("zoom") is not None:
-        ss.zoom = int(returned["zoom"])
+    _keep_view(returned.get("center"), returned.get("zoom"))
     on_map = mapview.selected_layers(returned.get("selected_layers"))
     if on_map is not None and on_map != view.layers:
         ss.pending_layers = on_map
@@ -358,6 +356,30 @@ def draw_map(scenario: Scenario, view: MapView, *, live: Any = None) -> None:
         if picked and picked != ss.selected:
             ss.selected = picked
             st.rerun()
+
+
+def _keep_view(center: dict[str, float] | None, zoom: float | None) -> None:
+    """The map's reported view into the session, unless it only moved by a pixel or two.
+
+    The centre goes back to the map on the next run; Leaflet lands it on whole pixels, so
+    handing back every tiny difference would make the map and the script answer each other
+    for ever (a rerun every half second after the page loads).
+    """
+    zoom_now = ss.zoom if zoom is None else int(zoom)
+    if center is None:
+        ss.zoom = zoom_now
+        return
+    new = (center["lat"], center["lng"])
+    if ss.center is None or zoom_now != ss.zoom or _pixels_apart(ss.center, new, zoom_now) > 3:
+        ss.center = new
+    ss.zoom = zoom_now
+
+
+def _pixels_apart(a: tuple[float, float], b: tuple[float, float], zoom: int | None) -> float:
+    """Roughly how many screen pixels apart two points are at this zoom (Web Mercator)."""
+    per_degree = 256 * 2 ** (zoom or 0) / 360
+    stretch = 1 / max(math.cos(math.radians((a[0] + b[0]) / 2)), 0.01)
+    return per_degree * math.hypot(a[1] - b[1], (a[0] - b[0]) * stretch)
 
 
 MIME = {

@@ -80,6 +80,27 @@ MAP_FRAME = "iframe[title='streamlit_folium.st_folium']"
 GOVERNMENT_PATH = f"path.leaflet-interactive[stroke='{ZONE_COLOURS[Control.GOVERNMENT]}']"
 
 
+def test_the_page_settles_after_loading(server: str, page: Page) -> None:
+    """The map's reported view goes back to it on the next run; a pixel's difference between
+    the two must not make them answer each other for ever (it once reran every 0.7 s)."""
+    sent: list[float] = []
+    page.on(
+        "websocket",
+        lambda socket: socket.on("framesent", lambda payload: sent.append(time.monotonic())),
+    )
+    page.goto(server, wait_until="domcontentloaded")
+    frame = page.frame_locator(MAP_FRAME)
+    frame.locator(
+        ".leaflet-container[data-corridor-layers] path.leaflet-interactive"
+    ).first.wait_for(timeout=60_000)
+    page.get_by_text("Disclaimer:").wait_for(timeout=30_000)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and time.monotonic() - max(sent) < 3.0:
+        page.wait_for_timeout(250)
+    assert time.monotonic() - max(sent) >= 3.0, "the page kept rerunning the script"
+    assert len(sent) <= 6, f"{len(sent)} messages to the server while loading"
+
+
 def wait_until(page: Page, condition: Callable[[], T], what: str, seconds: float = 30) -> T:
     """Poll `condition` until it is truthy; fail with `what` after `seconds`.
 

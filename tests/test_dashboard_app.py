@@ -54,10 +54,13 @@ def test_the_first_run_shows_the_map_and_leaves_the_rest_for_the_next(
     monkeypatch.setenv("CORRIDOR_WORKSPACE", str(shipped_workspace))
     app = AppTest.from_file(APP, default_timeout=60).run()
     assert not app.exception
-    assert map_script(app) and len(app.metric) == 5
-    assert len(app.dataframe) == 0 and not app.expander
+    assert map_script(app)
+    assert len(app.metric) == 5
+    assert len(app.dataframe) == 0
+    assert not app.expander
     app.run()  # what the map's first report of its centre and zoom does in a browser
-    assert len(app.dataframe) == 6 and app.dataframe(key="convoy_table")
+    assert len(app.dataframe) == 6
+    assert app.dataframe(key="convoy_table")
     assert any(c.value.startswith("Disclaimer:") for c in app.caption)
 
 
