@@ -545,8 +545,20 @@ def _lean_routes(scenario: Scenario, records: Shown) -> LeanRoutes:
                 style_of[state, faded] = len(styles)
                 styles.append({"color": STATE_COLOURS[state], "weight": 2 if faded else 3,
                                "opacity": 0.45 if faded else 0.85})  # fmt: skip
-            legs.append((style_of[state, faded], _simplified(scenario, leg.id)))
+            legs.append((style_of[state, faded], _encoded(scenario, leg.id)))
     return LeanRoutes(styles, legs)
+
+
+def _encoded(scenario: Scenario, route_id: str) -> list[int]:
+    """A leg's simplified points, delta-encoded for the lean layer (once for all legs)."""
+
+    def all_legs() -> dict[str, list[int]]:
+        return {
+            route.id: bulk.delta_encoded(_simplified(scenario, route.id))
+            for route in scenario.routes
+        }
+
+    return _memo.derived(scenario.routes, "encoded", all_legs)[route_id]
 
 
 def _simplified(scenario: Scenario, route_id: str) -> list[list[float]]:
