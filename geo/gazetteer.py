@@ -510,14 +510,10 @@ def combine(
     but only the curated names and the extra aliases are normalised: the base's keys are
     reused, so this takes about a second where the full build takes ten. ``admin1`` renames the
     base's admin1 codes; base countries in ``skip_countries`` are left out (curated instead).
+    The result takes over the base's look-up tables; the base is not to be used afterwards.
     """
     aliases, admin1 = aliases or {}, admin1 or {}
-    skipped = set(skip_countries)
-    keep = np.ones(len(base.ids), dtype=bool)
-    for number in range(len(base.ids) - 1, -1, -1):  # the base's countries follow its cities
-        if not base.ids[number].startswith(COUNTRY_ID):
-            break
-        keep[number] = base.country_codes[number] not in skipped
+    keep = _kept(base, set(skip_countries))
     first = len(curated.ids)
     renumbered = np.cumsum(keep) - 1 + first  # a base entry's number in the result
     columns: dict[str, list[Any]] = {}
@@ -528,7 +524,46 @@ def combine(
         columns[column] = [*getattr(curated, column), *kept]
     gazetteer = _with_columns(columns)
 
-    # The names the base does not hold: every curated name, then aliases of base entries.
+    written, owners, primary_names = _names_beyond(curated, base, aliases, keep, renumbered)
+    positions, base._key_position = base._positions(), {}  # handed on, and grown
+    codes = [positions.setdefault(key, len(positions)) for key in _keys(written)]
+    gazetteer.keys = base.keys + tuple(islice(positions, len(base.keys), None))
+    gazetteer._key_position = positions
+    gazetteer.key_rows = base.key_rows.renumbered(keep, renumbered).merged(
+        np.array(codes, dtype=np.int64), np.array(owners, dtype=np.int32), len(gazetteer.keys)
+    )
+    gazetteer.written = _first_written(
+        base, len(gazetteer.keys) - len(base.keys), renumbered, (written, owners, codes)
+    )
+    _add_skeletons(gazetteer, base)
+    curated_primary = np.array([codes[i] for i in primary_names], dtype=np.int32)
+    gazetteer.primary_keys = np.concatenate([curated_primary, base.primary_keys[keep]])
+    _rank(gazetteer)
+    return gazetteer
+
+
+def _kept(base: Gazetteer, skipped: set[str]) -> npt.NDArray[np.bool_]:
+    """Which base entries stay: all but the countries the curated files place themselves."""
+    keep = np.ones(len(base.ids), dtype=bool)
+    for number in range(len(base.ids) - 1, -1, -1):  # the base's countries follow its cities
+        if not base.ids[number].startswith(COUNTRY_ID):
+            break
+        keep[number] = base.country_codes[number] not in skipped
+    return keep
+
+
+def _names_beyond(
+    curated: _Rows,
+    base: Gazetteer,
+    aliases: dict[str, list[str]],
+    keep: npt.NDArray[np.bool_],
+    renumbered: npt.NDArray[np.int64],
+) -> tuple[list[str], list[int], list[int]]:
+    """The names the base does not hold, with their entries, in `build`'s order.
+
+    Every curated name, then the extra aliases of base entries; also where each curated
+    entry's first (primary) name is in that list.
+    """
     written: list[str] = []
     owners: list[int] = []
     primary_names = []
@@ -542,39 +577,26 @@ def combine(
         if entry_id in wanted and keep[number]:
             written.extend(aliases[entry_id])
             owners.extend([int(renumbered[number])] * len(aliases[entry_id]))
-    added_keys = _keys(written)
+    return written, owners, primary_names
 
-    positions = base._positions()  # handed on below: the combined index's look-up table
-    codes = [positions.setdefault(key, len(positions)) for key in added_keys]
-    gazetteer.keys = base.keys + tuple(islice(positions, len(base.keys), None))
-    gazetteer._key_position = positions
-    kept_rows = base.key_rows.renumbered(keep, renumbered)
-    gazetteer.key_rows = kept_rows.merged(
-        np.array(codes, dtype=np.int64), np.array(owners, dtype=np.int32), len(gazetteer.keys)
-    )
-    gazetteer.written = _first_written(
-        base, len(gazetteer.keys) - len(base.keys), renumbered, (written, owners, codes)
-    )
 
-    new_keys = range(len(base.keys), len(gazetteer.keys))
-    skeletons = base._skeleton_positions()
-    skeleton_codes = [
+def _add_skeletons(combined: Gazetteer, base: Gazetteer) -> None:
+    """The base's skeleton table with the skeletons of the keys the combined index added."""
+    new_keys = range(len(base.keys), len(combined.keys))
+    skeletons, base._skeleton_position = base._skeleton_positions(), {}  # handed on, and grown
+    codes = [
         skeletons.setdefault(bare, len(skeletons))
-        for bare in _skeletons([gazetteer.keys[i] for i in new_keys])
+        for bare in _skeletons([combined.keys[i] for i in new_keys])
     ]
-    gazetteer.skeleton_names = base.skeleton_names + tuple(
+    combined.skeleton_names = base.skeleton_names + tuple(
         islice(skeletons, len(base.skeleton_names), None)
     )
-    gazetteer._skeleton_position = skeletons
-    gazetteer.skeleton_rows = base.skeleton_rows.merged(
-        np.array(skeleton_codes, dtype=np.int64),
+    combined._skeleton_position = skeletons
+    combined.skeleton_rows = base.skeleton_rows.merged(
+        np.array(codes, dtype=np.int64),
         np.array(new_keys, dtype=np.int32),
-        len(gazetteer.skeleton_names),
+        len(combined.skeleton_names),
     )
-    curated_primary = np.array([codes[i] for i in primary_names], dtype=np.int32)
-    gazetteer.primary_keys = np.concatenate([curated_primary, base.primary_keys[keep]])
-    _rank(gazetteer)
-    return gazetteer
 
 
 def _first_written(
