@@ -101,47 +101,73 @@ def page_load(workspace: Path) -> list[tuple[str, str]]:
             browser = playwright.chromium.launch(
                 executable_path=find_chromium(), args=list(LAUNCH_ARGS)
             )
-            times = [_load_once(browser, url) for _ in range(PAGE_LOADS + 1)][1:]
+            first = [_load_once(browser, url) for _ in range(PAGE_LOADS + 1)][1:]
             context = browser.new_context(viewport={"width": 1400, "height": 900})
+            context.add_init_script(DRAWN_CLOCK)
             returning = [_load_in(context, url) for _ in range(PAGE_LOADS + 1)][1:]
             context.close()
             browser.close()
     finally:
         server.terminate()
         server.wait(timeout=20)
+    drawn, seen = zip(*first, strict=True)
     return [
-        (
-            f"page load to rendered map, first visit, median of {PAGE_LOADS}",
-            f"{statistics.median(times):.2f} s",
-        ),
-        ("  slowest", f"{max(times):.2f} s"),
-        (
-            "  the same, returning visitor (browser cache warm)",
-            f"{statistics.median(returning):.2f} s",
-        ),
-    ]
+        (f"page load to a drawn map (page's clock), median of {PAGE_LOADS}",
+         f"{statistics.median(drawn):.2f} s (slowest {max(drawn):.2f} s)"),
+        ("  the same, as Playwright sees it", f"{statistics.median(seen):.2f} s"),
+        ("  returning visitor (browser cache warm), page's clock",
+         f"{statistics.median(d for d, _ in returning):.2f} s"),
+    ]  # fmt: skip
 
 
-def _load_once(browser: object, url: str) -> float:
+DRAWN_CLOCK = """
+(function() {
+    var selector = '.leaflet-container[data-corridor-layers] path.leaflet-interactive, '
+        + '.leaflet-container[data-corridor-events]';
+    var timer = setInterval(function() {
+        if (!document.querySelector(selector)) { return; }
+        clearInterval(timer);
+        requestAnimationFrame(function() {  // this frame paints the map; the next one
+            requestAnimationFrame(function() {  // starts only once it has been painted
+                window.corridorDrawnAt = performance.timeOrigin + performance.now();
+            });
+        });
+    }, 10);
+})();
+"""
+"""Run in every frame: when the map's shapes are in the page, the frame after the one that
+painted them.
+
+Playwright's own look at the page waits for the page's main thread, which is busy with the
+rest of the dashboard by then; the page's clock says when the map itself was drawn.
+"""
+
+
+def _load_once(browser: object, url: str) -> tuple[float, float]:
     """A first visit: a fresh browser context, nothing cached."""
     context = browser.new_context(viewport={"width": 1400, "height": 900})  # type: ignore[attr-defined]
-    elapsed = _load_in(context, url)
+    context.add_init_script(DRAWN_CLOCK)
+    times = _load_in(context, url)
     context.close()
-    return elapsed
+    return times
 
 
-def _load_in(context: object, url: str) -> float:
+def _load_in(context: object, url: str) -> tuple[float, float]:
+    """Seconds from navigation to the map drawn, by the page's clock and as Playwright saw it."""
     page = context.new_page()  # type: ignore[attr-defined]
     start = time.perf_counter()
     page.goto(url)
-    frame = page.frame_locator("iframe[title='streamlit_folium.st_folium']")
-    frame.locator(
+    locator = page.frame_locator("iframe[title='streamlit_folium.st_folium']")
+    locator.locator(
         ".leaflet-container[data-corridor-layers] path.leaflet-interactive, "
         ".leaflet-container[data-corridor-events]"
     ).first.wait_for(timeout=120_000)
-    elapsed = time.perf_counter() - start
+    seen = time.perf_counter() - start
+    frame = next(frame for frame in page.frames if "st_folium" in frame.url)
+    frame.wait_for_function("window.corridorDrawnAt !== undefined", timeout=120_000)
+    drawn_at = frame.evaluate("window.corridorDrawnAt") - page.evaluate("performance.timeOrigin")
     page.close()
-    return elapsed
+    return drawn_at / 1000, seen
 
 
 def _wait(url: str) -> None:
