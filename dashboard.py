@@ -593,6 +593,7 @@ def main() -> None:
         show_map(scenario, view)
     except CorridorError as error:
         st.error(f"The map could not be drawn:\n\n{error}")
+        ss.page_shown = True  # no map will report back: show the rest now
     if ss.get("page_shown"):
         below_the_map(scenario, view)
     else:  # a session's first run: the map first; its first report reruns with the rest

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from geo import changes, importing, tables
+from geo import changes, importing, mapview, tables
+from geo.errors import AssetsMissingError
 from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, LAYER_LABELS
 from geo.scenario import read_scenario
 from geo.settings import Settings
@@ -62,6 +63,20 @@ def test_the_first_run_shows_the_map_and_leaves_the_rest_for_the_next(
     assert len(app.dataframe) == 6
     assert app.dataframe(key="convoy_table")
     assert any(c.value.startswith("Disclaimer:") for c in app.caption)
+
+
+def test_without_a_map_the_rest_of_the_page_comes_at_once(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def missing(*args: object, **kwargs: object) -> None:
+        raise AssetsMissingError("assets/node_modules: Leaflet is not installed (run make)")
+
+    monkeypatch.setattr(mapview, "build_map", missing)
+    monkeypatch.setenv("CORRIDOR_WORKSPACE", str(shipped_workspace))
+    app = AppTest.from_file(APP, default_timeout=60).run()
+    assert not app.exception
+    assert "Leaflet is not installed" in app.error[0].value
+    assert app.dataframe(key="convoy_table")  # no map will report back to rerun the script
 
 
 def test_app_falls_back_to_the_shipped_folder_without_a_workspace(
