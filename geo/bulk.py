@@ -220,7 +220,8 @@ _SCRIPT = """
         map.getContainer().setAttribute('data-corridor-events', String(shown.length));
     }
     map.on('moveend zoomend overlayadd overlayremove', draw);
-    map.whenReady(draw);
+    group.on('add', draw);  // the group joins the map after this script: a picture's map
+    map.whenReady(draw);    // never moves after that, so this is its only chance to draw
 })(MAP, GROUP, DATA);
 """
 
@@ -275,7 +276,7 @@ _LEAN_SCRIPT = """
             this._canvas.style.pointerEvents = 'none';
             map.getPanes().overlayPane.appendChild(this._canvas);
             map.on('moveend zoomend resize viewreset', this._schedule, this);
-            this._draw();
+            this._schedule();  // not now: the map's first fitBounds would draw it all again
         },
         onRemove: function(map) {
             map.off('moveend zoomend resize viewreset', this._schedule, this);

@@ -7,11 +7,12 @@ import json
 import re
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
-from geo import _memo, bulk, mapview, synthetic, timeline
+from geo import _memo, bulk, export, mapview, synthetic, timeline
 from geo._script import script_json
 from geo.records import Scenario
 from geo.scenario import read_scenario, write_scenario
@@ -130,3 +131,25 @@ def test_memo_is_by_identity_not_equality() -> None:
     assert _memo.derived(first, "t", lambda: calls.append(1) or "b") == "a"
     assert _memo.derived(same, "t", lambda: calls.append(1) or "c") == "c"
     assert len(calls) == 2
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("still", [True, False], ids=["picture", "interactive"])
+def test_events_are_drawn_in_every_kind_of_page(
+    big: Scenario, still: bool, offline_page: Any, tmp_path: Path
+) -> None:
+    """Clusters are drawn once the events' group is on the map, whether or not the map moves
+    after (a picture's map does not: its events were once left out of PNGs and PDFs)."""
+    view = mapview.MapView(at=big.end, event_days=None)
+    page_file = tmp_path / "page.html"
+    page_file.write_text(export.page_html(export.Snapshot(big, view), still=still), "utf-8")
+    page = offline_page.page
+    page.goto(page_file.as_uri(), wait_until="load")
+    page.wait_for_function("window.corridorReady === true")
+    drawn = page.evaluate(
+        "document.querySelector('.leaflet-container').getAttribute('data-corridor-events')"
+    )
+    assert drawn is not None, "the events were not drawn"
+    assert int(drawn) > 0
+    assert page.locator(".corridor-cluster").count() > 0
+    assert offline_page.errors == []
