@@ -285,24 +285,27 @@ def follow(scenario: Scenario, path: str) -> tuple[dict[str, Any], list[Any]]:
     """New lines of the watched file into the workspace; every convoy's state now.
 
     The workspace's reports are read once when a file is first watched; after that each tick
-    only adds the lines appended since.
+    only adds the lines appended since. The feed in the session state holds them: reading
+    session state can stop a run that a newer one replaces, so nothing read from the file is
+    kept only in local variables.
     """
     log = ProblemLog()
     workspace = Workspace(SETTINGS.workspace)
-    follower = ss.get("follower")
     try:
-        if follower is None or str(follower.path) != path or ss.get("followed") != scenario.id:
-            follower = ss.follower = tracking.Follower(path)
-            ss.followed = scenario.id
-            ss.track_reports = positions(workspace, scenario.id) if workspace.exists() else []
-        fresh = follower.new_positions(log)
-        if fresh and workspace.exists():
-            add_positions(workspace, scenario.id, fresh)
-        ss.track_reports = sorted([*ss.track_reports, *fresh], key=lambda report: report.time)
+        feed = live_feed(scenario, path, workspace)
+        feed.poll(log)
     except (OSError, CorridorError) as error:
         st.warning(f"Live tracking: {path}: {error}")
         return {}, []
-    reports: list[Any] = ss.track_reports
+    try:
+        if feed.unsaved and workspace.exists():
+            feed.saved(add_positions(workspace, scenario.id, feed.unsaved))
+    except (OSError, CorridorError) as error:
+        st.warning(
+            f"Live tracking: {len(feed.unsaved)} report(s) are shown but not yet kept in the "
+            f"workspace; they are tried again on the next read. {error}"
+        )
+    reports = feed.reports
     for problem in list(log)[:5]:
         st.caption(markdown_literal(f"Live tracking: {problem}"))
     latest = max((report.time for report in reports), default=scenario.start)
@@ -311,6 +314,15 @@ def follow(scenario: Scenario, path: str) -> tuple[dict[str, Any], list[Any]]:
         st.caption(f"Live tracking: replaying, as of the latest report ({tables.utc_time(latest)})")
         now = latest
     return tracking.track_states(scenario, reports, now), reports
+
+
+def live_feed(scenario: Scenario, path: str, workspace: Workspace) -> tracking.Feed:
+    """The session's feed of this file for this scenario; a new one for another file."""
+    feed = ss.get("feed")
+    if feed is None or str(feed.path) != path or feed.scenario_id != scenario.id:
+        kept = positions(workspace, scenario.id) if workspace.exists() else []
+        feed = ss.feed = tracking.Feed(path, scenario.id, kept)
+    return feed
 
 
 def tracking_table(scenario: Scenario, states: dict[str, Any]) -> None:

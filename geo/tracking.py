@@ -349,6 +349,43 @@ class Follower:
         return _position(row, Spot(self.name, where), log)
 
 
+class Feed:
+    """A watched file's reports so far, for one scenario, and those not yet kept elsewhere.
+
+    `poll` reads the lines appended since the last call and adds their reports to `reports`
+    and `unsaved` in one step, so that a caller interrupted between two of its own statements
+    (a Streamlit rerun, say) never loses what the file gave. A report already held (the same
+    convoy, time and place: a rotated file read again from its start) is not added twice.
+    """
+
+    def __init__(self, path: Path | str, scenario_id: str, kept: Iterable[Position] = ()) -> None:
+        self.follower = Follower(path)
+        self.scenario_id = scenario_id
+        self.reports: list[Position] = sorted(set(kept), key=_report_time)
+        self.unsaved: list[Position] = []
+
+    @property
+    def path(self) -> Path:
+        return self.follower.path
+
+    def poll(self, log: ProblemLog) -> list[Position]:
+        """The reports new since the last call; bad rows go to `log`."""
+        held = set(self.reports)
+        fresh = [p for p in dict.fromkeys(self.follower.new_positions(log)) if p not in held]
+        if fresh:
+            self.reports = sorted([*self.reports, *fresh], key=_report_time)
+            self.unsaved = [*self.unsaved, *fresh]
+        return fresh
+
+    def saved(self, count: int) -> None:
+        """The first `count` unsaved reports are now kept."""
+        self.unsaved = self.unsaved[count:]
+
+
+def _report_time(position: Position) -> datetime:
+    return position.time
+
+
 def _header(cells: Sequence[str], file: str, log: ProblemLog) -> list[str | None]:
     """The field each column holds (None for one not read); missing and unknown ones logged."""
     names = [cell.strip() for cell in cells]

@@ -29,6 +29,7 @@ TESTS_DIR = Path(__file__).parent
 TINY_DIR = TESTS_DIR / "data" / "scenarios" / "tiny"
 SHIPPED_DIR = TESTS_DIR.parent / "data" / "scenarios" / "aleppo-2016-12"
 ROOT = TESTS_DIR.parent
+ARTIFACTS = TESTS_DIR / "artifacts"
 
 
 @pytest.fixture
@@ -114,6 +115,29 @@ def browser() -> Iterator[Browser]:
         )
         yield chromium
         chromium.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Each phase's report kept on the test, so fixtures can tell whether it failed."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
+def show_page_if_failed(request: pytest.FixtureRequest, page: Page) -> None:
+    """After a failed browser test: its screenshot into tests/artifacts/, its text printed."""
+    report = getattr(request.node, "report_call", None)
+    if report is None or not report.failed:
+        return
+    name = request.node.name.replace("/", "_")
+    shot = ARTIFACTS / "failed" / f"{name}.png"
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(Exception):  # the page may be gone: keep what can be had
+        page.screenshot(path=shot, full_page=True)
+        print(f"screenshot: {shot}")
+        for frame in page.frames:
+            print(f"--- {frame.url[:120]}\n{frame.locator('body').inner_text(timeout=2_000)}")
 
 
 @dataclass

@@ -9,7 +9,7 @@ from typing import TypeVar
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from conftest import streamlit_app
+from conftest import ARTIFACTS, show_page_if_failed, streamlit_app
 from playwright.sync_api import Browser, FrameLocator, Page, Route
 from playwright.sync_api import Error as PlaywrightError
 
@@ -22,7 +22,6 @@ from geo.workspace import Workspace
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "tests" / "artifacts"
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", ""}
 T = TypeVar("T")
 
@@ -42,7 +41,7 @@ def blocked() -> list[str]:
 
 
 @pytest.fixture
-def page(browser: Browser, blocked: list[str]) -> Iterator[Page]:
+def page(browser: Browser, blocked: list[str], request: pytest.FixtureRequest) -> Iterator[Page]:
     """A page that may only reach this machine: every other request is aborted and recorded."""
     context = browser.new_context(viewport={"width": 1400, "height": 900})
 
@@ -56,7 +55,9 @@ def page(browser: Browser, blocked: list[str]) -> Iterator[Page]:
             route.abort()
 
     context.route("**/*", only_local)
-    yield context.new_page()
+    opened = context.new_page()
+    yield opened
+    show_page_if_failed(request, opened)
     context.close()
 
 

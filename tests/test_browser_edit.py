@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, streamlit_app
+from conftest import ROOT, show_page_if_failed, streamlit_app
 from playwright.sync_api import Browser, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_browser import LOCAL_HOSTS, MAP_FRAME
@@ -36,7 +36,7 @@ def server(workspace: Workspace) -> Iterator[str]:
 
 
 @pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
+def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.route(
         "**/*",
@@ -47,7 +47,9 @@ def page(browser: Browser) -> Iterator[Page]:
             else route.abort()
         ),
     )
-    yield context.new_page()
+    opened = context.new_page()
+    yield opened
+    show_page_if_failed(request, opened)
     context.close()
 
 

@@ -18,7 +18,7 @@ from geo import timeline, tracking
 from geo.errors import ProblemLog
 from geo.records import Scenario
 from geo.scenario import read_scenario
-from geo.tracking import Follower, Position, Rules, TrackState, read_positions, track_states
+from geo.tracking import Feed, Follower, Position, Rules, TrackState, read_positions, track_states
 
 DATA = Path(__file__).parent / "data" / "tracking"
 SHIPPED = Path(__file__).parent.parent / "data" / "scenarios" / "aleppo-2016-12"
@@ -358,6 +358,35 @@ def test_follower_starts_again_on_a_rotated_file(tmp_path: Path) -> None:
     path.unlink()
     assert follower.new_positions(log) == []
     assert [p.expected for p in log] == ["a readable UTF-8 CSV file"]
+
+
+def test_a_feed_holds_what_it_read_until_it_is_saved(tmp_path: Path) -> None:
+    path = tmp_path / "live.csv"
+    path.write_text(HEADER + line(34) + line(38), encoding="utf-8")
+    at_30 = Position("convoy-1", datetime(2016, 12, 15, 12, 30, tzinfo=UTC), 36.18, 37.14)
+    kept = [*Follower(path).new_positions(ProblemLog())[:1], at_30]
+    feed, log = Feed(path, "aleppo", kept), ProblemLog()
+    assert (minutes(feed.reports), feed.unsaved) == ([30, 34], [])
+    assert minutes(feed.poll(log)) == [38]  # 34 was kept already: not added twice
+    assert (minutes(feed.reports), minutes(feed.unsaved)) == ([30, 34, 38], [38])
+    append(path, line(42) + line(32))
+    assert minutes(feed.poll(log)) == [42, 32]
+    assert (minutes(feed.reports), minutes(feed.unsaved)) == ([30, 32, 34, 38, 42], [38, 42, 32])
+    feed.saved(2)
+    assert minutes(feed.unsaved) == [32]
+    assert list(log) == []
+
+
+def test_a_feed_does_not_take_a_rotated_file_s_old_lines_twice(tmp_path: Path) -> None:
+    path = tmp_path / "live.csv"
+    path.write_text(HEADER + line(30), encoding="utf-8")
+    feed, log = Feed(path, "aleppo"), ProblemLog()
+    assert minutes(feed.poll(log)) == [30]
+    fresh = tmp_path / "fresh.csv"
+    fresh.write_text(HEADER + line(30) + line(40) + line(40), encoding="utf-8")
+    os.replace(fresh, path)
+    assert minutes(feed.poll(log)) == [40]
+    assert minutes(feed.reports) == minutes(feed.unsaved) == [30, 40]
 
 
 def test_follower_takes_windows_files(tmp_path: Path) -> None:
