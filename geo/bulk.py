@@ -1,9 +1,9 @@
-"""Layers of many features: events clustered in the browser, thousands of routes on a canvas.
+"""Events by the hundred thousand: sent as columns, clustered in the browser.
 
 A hundred thousand events cannot be a hundred thousand folium objects. The events layer sends
 columns (coordinates, day, type, fatalities, place) as typed arrays and the browser clusters
-them with supercluster (an npm package, served like Leaflet); the lean routes layer sends
-delta-encoded coordinates. Neither makes a Python object per point on the way.
+them with supercluster (an npm package, served like Leaflet), without a Python object per
+event on the way. Thousands of routes are `geo.lean_routes`.
 """
 
 from __future__ import annotations
@@ -223,100 +223,4 @@ _SCRIPT = """
     group.on('add', draw);  // the group joins the map after this script: a picture's map
     map.whenReady(draw);    // never moves after that, so this is its only chance to draw
 })(MAP, GROUP, DATA);
-"""
-
-
-class LeanRoutes(ScriptElement):
-    """Thousands of route legs drawn on one canvas of their own: delta-encoded points, styles.
-
-    No tooltip or popup per leg: a click on the map still finds the nearest convoy in Python
-    (geo.mapview.convoy_near) where the map reports clicks.
-    """
-
-    def __init__(self, styles: list[dict[str, Any]], legs: list[tuple[int, list[int]]]) -> None:
-        """`legs`: (style number, points as `delta_encoded` gives them) for each leg."""
-        super().__init__()
-        self._name = "LeanRoutes"
-        self.data = {
-            "styles": styles,
-            "style": [style for style, _ in legs],
-            "lines": [encoded for _, encoded in legs],
-        }
-
-    def make_script(self) -> str:
-        return _LEAN_SCRIPT.replace("GROUP", self.parent_name).replace(
-            "DATA", script_json(self.data)
-        )
-
-
-def delta_encoded(points: Any) -> list[int]:
-    """[[lat, lon], …] as [lat0, lon0, dlat1, dlon1, …] in 1e-5 degrees (small whole numbers)."""
-    whole = np.round(np.asarray(points, dtype=np.float64) * 1e5).astype(np.int64)
-    whole[1:] -= whole[:-1].copy()
-    return whole.ravel().tolist()
-
-
-_LEAN_SCRIPT = """
-(function(group, data) {
-    // One canvas for every leg, drawn afresh after each move: a Leaflet polyline per leg
-    // costs a second for 10,000 of them (projection, bounds, events), this a tenth of that.
-    var lines = data.lines.map(function(flat) {  // Web Mercator at zoom 0, in world units
-        var points = new Float64Array(flat.length), lat = 0, lon = 0;
-        for (var k = 0; k < flat.length; k += 2) {
-            lat += flat[k]; lon += flat[k + 1];
-            var sin = Math.sin(Math.max(Math.min(lat / 1e5, 85.05), -85.05) * Math.PI / 180);
-            points[k] = lon / 1e5 / 360 + 0.5;
-            points[k + 1] = 0.5 - Math.log((1 + sin) / (1 - sin)) / (4 * Math.PI);
-        }
-        return points;
-    });
-    var Lines = L.Layer.extend({
-        onAdd: function(map) {
-            this._canvas = L.DomUtil.create('canvas', 'corridor-lean-routes');
-            this._canvas.style.pointerEvents = 'none';
-            map.getPanes().overlayPane.appendChild(this._canvas);
-            map.on('moveend zoomend resize viewreset', this._schedule, this);
-            this._schedule();  // not now: the map's first fitBounds would draw it all again
-        },
-        onRemove: function(map) {
-            map.off('moveend zoomend resize viewreset', this._schedule, this);
-            L.DomUtil.remove(this._canvas);
-        },
-        _schedule: function() {  // several events end one move: draw once, at the next frame
-            if (!this._frame) {
-                this._frame = L.Util.requestAnimFrame(function() {
-                    this._frame = null;
-                    if (this._map) { this._draw(); }
-                }, this);
-            }
-        },
-        _draw: function() {
-            var map = this._map, size = map.getSize(), ratio = window.devicePixelRatio || 1;
-            var canvas = this._canvas, corner = map.containerPointToLayerPoint([0, 0]);
-            L.DomUtil.setPosition(canvas, corner);
-            canvas.width = size.x * ratio; canvas.height = size.y * ratio;
-            canvas.style.width = size.x + 'px'; canvas.style.height = size.y + 'px';
-            var ctx = canvas.getContext('2d');
-            ctx.scale(ratio, ratio);
-            ctx.lineJoin = 'round'; ctx.lineCap = 'round';
-            var scale = map.options.crs.scale(map.getZoom());
-            var origin = map.getPixelOrigin(), pane = map._getMapPanePos();
-            var dx = pane.x - origin.x, dy = pane.y - origin.y;
-            data.styles.forEach(function(style, s) {
-                ctx.strokeStyle = style.color; ctx.lineWidth = style.weight;
-                ctx.globalAlpha = style.opacity;
-                lines.forEach(function(points, i) {
-                    if (data.style[i] !== s) { return; }
-                    ctx.beginPath();  // one stroke a leg: long many-leg paths stroke slower
-                    for (var k = 0; k < points.length; k += 2) {
-                        var x = points[k] * scale + dx, y = points[k + 1] * scale + dy;
-                        if (k === 0) { ctx.moveTo(x, y); } else { ctx.lineTo(x, y); }
-                    }
-                    ctx.stroke();
-                });
-            });
-        }
-    });
-    new Lines().addTo(group);
-})(GROUP, DATA);
 """

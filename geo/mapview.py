@@ -24,7 +24,8 @@ from geo._html import CARD_CSS, card, esc, times
 from geo._script import ScriptElement, script_json
 from geo.analysis import RiskRules
 from geo.assets import make_tree_offline
-from geo.bulk import EventPoints, LeanRoutes
+from geo.bulk import EventPoints
+from geo.lean_routes import LeanRoutes
 from geo.records import (
     CONVOY_COUNTS,
     Confidence,
@@ -545,26 +546,14 @@ def _lean_routes(scenario: Scenario, records: Shown) -> LeanRoutes:
                 style_of[state, faded] = len(styles)
                 styles.append({"color": STATE_COLOURS[state], "weight": 2 if faded else 3,
                                "opacity": 0.45 if faded else 0.85})  # fmt: skip
-            legs.append((style_of[state, faded], _encoded(scenario, leg.id)))
+            legs.append((style_of[state, faded], _leg_points(scenario, leg.id)))
     return LeanRoutes(styles, legs)
 
 
-def _encoded(scenario: Scenario, route_id: str) -> list[int]:
-    """A leg's simplified points, delta-encoded for the lean layer (once for all legs)."""
+def _leg_points(scenario: Scenario, route_id: str) -> npt.NDArray[np.int32]:
+    """A leg's simplified [lat, lon] points in 1e-5 degrees (computed once for all legs)."""
 
-    def all_legs() -> dict[str, list[int]]:
-        return {
-            route.id: bulk.delta_encoded(_simplified(scenario, route.id))
-            for route in scenario.routes
-        }
-
-    return _memo.derived(scenario.routes, "encoded", all_legs)[route_id]
-
-
-def _simplified(scenario: Scenario, route_id: str) -> list[list[float]]:
-    """A leg's [lat, lon] points, simplified and rounded (computed once for all legs)."""
-
-    def all_legs() -> dict[str, list[list[float]]]:
+    def all_legs() -> dict[str, npt.NDArray[np.int32]]:
         lines = shapely.simplify(
             np.array([r.geometry for r in scenario.routes]),
             SIMPLIFY_DEGREES,
@@ -572,11 +561,11 @@ def _simplified(scenario: Scenario, route_id: str) -> list[list[float]]:
         )
         found = {}
         for route, line in zip(scenario.routes, lines, strict=True):
-            xy = np.round(shapely.get_coordinates(line), 5)
-            found[route.id] = xy[:, ::-1].tolist()
+            whole = np.round(shapely.get_coordinates(line)[:, ::-1] * 1e5)
+            found[route.id] = whole.astype(np.int32)
         return found
 
-    return _memo.derived(scenario.routes, "simplified", all_legs)[route_id]
+    return _memo.derived(scenario.routes, "leg-points", all_legs)[route_id]
 
 
 def _lean_marker(item: ConvoyAt, scenario: Scenario) -> Item:

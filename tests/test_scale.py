@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import io
 import json
 import re
 from datetime import timedelta
@@ -10,9 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
+import shapely
+from PIL import Image, ImageChops
 
-from geo import _memo, bulk, export, mapview, synthetic, timeline
+from geo import _memo, bulk, export, lean_routes, mapview, synthetic, timeline
 from geo._script import script_json
 from geo.records import Scenario
 from geo.scenario import read_scenario, write_scenario
@@ -96,24 +100,56 @@ def test_many_convoys_draw_lean_routes_on_a_canvas(big: Scenario) -> None:
     assert not re.search(r"<(?:script|link)[^>]+(?:src|href)=\"https?://", html)
 
 
+def decoded_legs(data: dict[str, Any]) -> list[npt.NDArray[np.int64]]:
+    """The page's decoding of packed legs, in Python: first points plus running sums of steps."""
+
+    def unpack(name: str, dtype: str) -> npt.NDArray[Any]:
+        return np.frombuffer(base64.b64decode(data[name]), dtype=dtype).astype(np.int64)
+
+    starts, counts = unpack("starts", "<i4").reshape(-1, 2), unpack("counts", "<i4")
+    steps = np.split(unpack("steps", "<i2").reshape(-1, 2), np.cumsum(counts)[:-1])
+    return [
+        np.cumsum(np.vstack([start, step]), axis=0)
+        for start, step in zip(starts, steps, strict=True)
+    ]
+
+
 def test_lean_route_coordinates_decode_to_the_simplified_line(big: Scenario) -> None:
-    leg = big.routes[0]
-    points = mapview._simplified(big, leg.id)
-    flat = mapview._encoded(big, leg.id)
-    assert flat == bulk.delta_encoded(points)
-    decoded = np.cumsum(np.array(flat).reshape(-1, 2), axis=0) / 1e5
-    assert np.allclose(decoded, points, atol=1e-9)
-    assert len(points) <= len(leg.geometry.coords)
-    assert (
-        leg.geometry.hausdorff_distance(type(leg.geometry)([(lon, lat) for lat, lon in points]))
-        <= mapview.SIMPLIFY_DEGREES * 1.01
-    )
+    legs = big.routes[:50]
+    points = [mapview._leg_points(big, leg.id) for leg in legs]
+    decoded = decoded_legs(lean_routes.packed_legs(points))
+    for got, want in zip(decoded, points, strict=True):  # long steps come back in pieces
+        assert {tuple(p) for p in want.tolist()} <= {tuple(p) for p in got.tolist()}
+        assert shapely.LineString(got).hausdorff_distance(shapely.LineString(want)) <= 1
+    assert sum(len(got) > len(want) for got, want in zip(decoded, points, strict=True)) > 0
+    for leg, whole in zip(legs, points, strict=True):
+        assert 2 <= len(whole) <= len(leg.geometry.coords)
+        simplified = type(leg.geometry)(whole[:, ::-1] / 1e5)
+        assert leg.geometry.hausdorff_distance(simplified) <= mapview.SIMPLIFY_DEGREES * 1.01
+
+
+def test_long_steps_are_cut_into_pieces_on_the_same_line() -> None:
+    far = np.array([[3_300_000, 3_600_000], [3_300_000 + 100_001, 3_600_000 - 65_534]])
+    near = np.array([[3_500_000, 3_700_000], [3_500_010, 3_699_990], [3_500_020, 3_700_000]])
+    one = np.array([[3_400_000, 3_800_000]])
+    data = lean_routes.packed_legs([far, one, near])
+    assert np.frombuffer(base64.b64decode(data["counts"]), "<i4").tolist() == [4, 0, 2]
+    steps = np.frombuffer(base64.b64decode(data["steps"]), "<i2").reshape(-1, 2)
+    assert np.abs(steps).max() <= lean_routes.MAX_STEP + 1
+    decoded = decoded_legs(data)
+    assert [leg[[0, -1]].tolist() for leg in decoded] == [far.tolist(), [one[0].tolist()] * 2,
+                                                         near[[0, -1]].tolist()]  # fmt: skip
+    pieces = decoded[0].astype(float)
+    along = (pieces - far[0]) / (far[1] - far[0])
+    assert np.allclose(along[:, 0], along[:, 1], atol=1e-4)  # every piece on the line
+    assert np.array_equal(decoded[2], near)
+    assert lean_routes.packed_legs([]) == {"n": 0, "starts": "", "counts": "", "steps": ""}
 
 
 def test_few_convoys_keep_their_detailed_routes(tiny_dir: Path) -> None:
     tiny = read_scenario(tiny_dir)
     html = render(tiny, mapview.MapView(at=tiny.start + timedelta(hours=14)))
-    assert "data.lines" not in html
+    assert "corridor-lean-routes" not in html
     assert "Dashed: approximate line" in html
 
 
@@ -152,4 +188,39 @@ def test_events_are_drawn_in_every_kind_of_page(
     assert drawn is not None, "the events were not drawn"
     assert int(drawn) > 0
     assert page.locator(".corridor-cluster").count() > 0
+    assert offline_page.errors == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("still", [True, False], ids=["picture", "interactive"])
+def test_lean_routes_are_drawn_in_every_kind_of_page(
+    big: Scenario, still: bool, offline_page: Any, tmp_path: Path
+) -> None:
+    view = mapview.MapView(at=big.start + timedelta(days=15), layers=frozenset({"routes"}))
+    page_file = tmp_path / "page.html"
+    page_file.write_text(export.page_html(export.Snapshot(big, view), still=still), "utf-8")
+    page = offline_page.page
+    page.goto(page_file.as_uri(), wait_until="load")
+    page.wait_for_function("window.corridorReady === true")
+    container = page.locator(".leaflet-container")
+    drawn = container.get_attribute("data-corridor-legs")
+    assert drawn is not None, "the legs were not drawn"
+    assert 0 < int(drawn) <= len(mapview.shown(big, view).convoys)
+    with_legs = container.screenshot()
+    page.evaluate("document.querySelector('.corridor-lean-routes').style.visibility = 'hidden'")
+    without = container.screenshot()
+    changed = ImageChops.difference(
+        Image.open(io.BytesIO(with_legs)).convert("RGB"),
+        Image.open(io.BytesIO(without)).convert("RGB"),
+    ).getbbox()
+    assert changed is not None, "the legs' canvas is blank"
+    if not still:  # zoomed in, only the legs in view are stroked
+        page.evaluate(
+            "window[Object.keys(window).find(k => /^map_[0-9a-f]+$/.test(k))].setView("
+            "[34.8, 38.9], 12, {animate: false})"
+        )
+        page.wait_for_function(
+            f"document.querySelector('.leaflet-container').dataset.corridorLegs !== '{drawn}'"
+        )
+        assert int(container.get_attribute("data-corridor-legs") or 0) < int(drawn)
     assert offline_page.errors == []
