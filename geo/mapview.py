@@ -217,7 +217,7 @@ class Shown:
 
 def shown(scenario: Scenario, view: MapView) -> Shown:
     """Every record the map has at `view.at` (hidden overlays included; see `layer_of`)."""
-    convoys = [timeline.convoy_at(scenario, c, view.at) for c in visible_convoys(scenario, view)]
+    convoys = timeline.convoys_at(scenario, visible_convoys(scenario, view), view.at)
     convoys.sort(key=lambda item: DRAW_ORDER.index(item.state))
     return Shown(
         zones=timeline.zones_at(scenario, view.at),

@@ -294,3 +294,20 @@ def test_nearest_step_prefers_the_earlier_step_on_a_tie() -> None:
 )
 def test_count_text(count: Count | None, text: str) -> None:
     assert timeline.count_text(count) == text
+
+
+def test_many_convoys_at_once_each_get_their_own_position(tiny: Scenario) -> None:
+    placed = 0
+    for hour in (10, 14, 15, 17, 23):
+        at = utc(15, hour)
+        items = timeline.convoys_at(tiny, tiny.convoys, at)
+        assert [item.convoy for item in items] == list(tiny.convoys)
+        for item in items:
+            if item.position is None:
+                continue
+            line = timeline.route_of(tiny, item.convoy.id)
+            assert line is not None
+            assert item.position.equals(line.interpolate(item.progress, normalized=True))
+            placed += 1
+    assert placed >= 3
+    assert timeline.convoys_at(tiny, [], utc(15, 14)) == []
