@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from geo import timeline
+from geo import synthetic, timeline
 from geo.records import Convoy, ConvoyStatus, Count, Qualifier, Scenario
 from geo.scenario import read_scenario
 from geo.timeline import ConvoyState
@@ -296,18 +296,19 @@ def test_count_text(count: Count | None, text: str) -> None:
     assert timeline.count_text(count) == text
 
 
-def test_many_convoys_at_once_each_get_their_own_position(tiny: Scenario) -> None:
+def test_many_convoys_at_once_each_get_their_own_position() -> None:
+    many = synthetic.generate(events=10, convoys=40, zones=2, seed=3)
     placed = 0
-    for hour in (10, 14, 15, 17, 23):
-        at = utc(15, hour)
-        items = timeline.convoys_at(tiny, tiny.convoys, at)
-        assert [item.convoy for item in items] == list(tiny.convoys)
+    for day in (5, 15, 25):
+        at = many.start + timedelta(days=day)
+        items = timeline.convoys_at(many, many.convoys, at)
+        assert [item.convoy for item in items] == list(many.convoys)
         for item in items:
             if item.position is None:
                 continue
-            line = timeline.route_of(tiny, item.convoy.id)
+            line = timeline.route_of(many, item.convoy.id)
             assert line is not None
             assert item.position.equals(line.interpolate(item.progress, normalized=True))
             placed += 1
-    assert placed >= 3
-    assert timeline.convoys_at(tiny, [], utc(15, 14)) == []
+    assert placed >= 10
+    assert timeline.convoys_at(many, [], many.start) == []
