@@ -118,7 +118,7 @@ _SCRIPT = """
             var north = -view.dy / scale - margin, south = (view.height - view.dy) / scale + margin;
             ctx.setTransform(view.ratio, 0, 0, view.ratio, 0, 0);
             ctx.clearRect(0, 0, view.width, view.height);
-            ctx.lineJoin = 'round'; ctx.lineCap = 'round';
+            ctx.lineJoin = 'bevel'; ctx.lineCap = 'butt';  // round ones cost 5% more time
             legs.styles.forEach(function(style, s) {
                 ctx.strokeStyle = style.color; ctx.lineWidth = style.weight;
                 ctx.globalAlpha = style.opacity;

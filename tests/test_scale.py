@@ -96,7 +96,7 @@ def test_many_convoys_draw_lean_routes_on_a_canvas(big: Scenario) -> None:
     assert len(mapview.shown(big, view).convoys) > mapview.DETAIL_LIMIT
     assert '"t":"ant"' not in html  # no animated, per-convoy lines
     assert "L.DomUtil.create('canvas', 'corridor-lean-routes')" in html, "no lean routes layer"
-    assert "Overview of 600 convoys: approximate lines thin and faded" in html
+    assert "Overview of 600 convoys: lines 3 px wide, approximate ones thinner and faded" in html
     assert not re.search(r"<(?:script|link)[^>]+(?:src|href)=\"https?://", html)
 
 
@@ -112,6 +112,11 @@ def decoded_legs(data: dict[str, Any]) -> list[npt.NDArray[np.int64]]:
         np.cumsum(np.vstack([start, step]), axis=0)
         for start, step in zip(starts, steps, strict=True)
     ]
+
+
+def test_lean_lines_thin_as_convoys_crowd() -> None:
+    widths = [mapview.lean_weight(n) for n in (501, 1_000, 2_000, 4_000, 9_000, 100_000)]
+    assert widths == [3.0, 3.0, 2.12, 1.5, 1.0, 1.0]
 
 
 def test_lean_route_coordinates_decode_to_the_simplified_line(big: Scenario) -> None:
