@@ -142,10 +142,10 @@ def bounds(scenario: Scenario) -> list[list[float]]:
     ys: list[float] = [p.latitude for p in scenario.places if p.kind is not PlaceKind.COUNTRY]
     geometries = [route.geometry for route in scenario.routes]
     geometries += [zone.geometry for zone in scenario.zones]
-    for geometry in geometries:
-        west, south, east, north = geometry.bounds
-        xs += [west, east]
-        ys += [south, north]
+    if geometries:
+        boxes = shapely.bounds(np.array(geometries, dtype=object))  # west, south, east, north
+        xs += [float(boxes[:, 0].min()), float(boxes[:, 2].max())]
+        ys += [float(boxes[:, 1].min()), float(boxes[:, 3].max())]
     if not xs:
         return [[32.0, 35.5], [37.5, 42.5]]
     return [[min(ys), min(xs)], [max(ys), max(xs)]]
@@ -543,6 +543,7 @@ def _lean_routes(scenario: Scenario, records: Shown) -> LeanRoutes:
     (`lean_weight`), so the overview shows where convoys went most.
     """
     weight = lean_weight(len(records.convoys))
+    points = _leg_points(scenario)
     styles: list[dict[str, Any]] = []
     style_of: dict[tuple[ConvoyState, bool], int] = {}
     legs = []
@@ -556,12 +557,12 @@ def _lean_routes(scenario: Scenario, records: Shown) -> LeanRoutes:
                 styles.append({"color": STATE_COLOURS[state],
                                "weight": round(weight * 2 / 3, 2) if faded else weight,
                                "opacity": 0.45 if faded else 0.85})  # fmt: skip
-            legs.append((style_of[state, faded], _leg_points(scenario, leg.id)))
+            legs.append((style_of[state, faded], points[leg.id]))
     return LeanRoutes(styles, legs)
 
 
-def _leg_points(scenario: Scenario, route_id: str) -> npt.NDArray[np.int32]:
-    """A leg's simplified [lat, lon] points in 1e-5 degrees (computed once for all legs)."""
+def _leg_points(scenario: Scenario) -> dict[str, npt.NDArray[np.int32]]:
+    """Every leg's simplified [lat, lon] points in 1e-5 degrees, by route id (made once)."""
 
     def all_legs() -> dict[str, npt.NDArray[np.int32]]:
         lines = shapely.simplify(
@@ -575,7 +576,7 @@ def _leg_points(scenario: Scenario, route_id: str) -> npt.NDArray[np.int32]:
             found[route.id] = whole.astype(np.int32)
         return found
 
-    return _memo.derived(scenario.routes, "leg-points", all_legs)[route_id]
+    return _memo.derived(scenario.routes, "leg-points", all_legs)
 
 
 def _lean_marker(item: ConvoyAt, scenario: Scenario) -> Item:

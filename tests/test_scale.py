@@ -121,7 +121,7 @@ def test_lean_lines_thin_as_convoys_crowd() -> None:
 
 def test_lean_route_coordinates_decode_to_the_simplified_line(big: Scenario) -> None:
     legs = big.routes[:50]
-    points = [mapview._leg_points(big, leg.id) for leg in legs]
+    points = [mapview._leg_points(big)[leg.id] for leg in legs]
     decoded = decoded_legs(lean_routes.packed_legs(points))
     for got, want in zip(decoded, points, strict=True):  # long steps come back in pieces
         assert {tuple(p) for p in want.tolist()} <= {tuple(p) for p in got.tolist()}
