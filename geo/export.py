@@ -282,14 +282,17 @@ class Browser:
             page.goto(self._allowed, wait_until="load", timeout=RENDER_TIMEOUT_MS)
             page.wait_for_function("window.corridorReady === true", timeout=RENDER_TIMEOUT_MS)
             found = take(page)
-            page.goto("about:blank")
-            return found
         except Exception as error:
             self._drop(scale)  # the next snapshot starts from a new page
             raise ExportError(f"Chromium could not render the map: {error}") from error
         finally:
             self._allowed = ""
             folder.cleanup()
+        try:
+            page.goto("about:blank")  # the snapshot's map does not stay in memory
+        except Exception:  # noqa: BLE001 - the picture is taken: only the page is lost
+            self._drop(scale)
+        return found
 
     def _page(self, scale: float) -> Any:
         page = self._pages.get(scale)

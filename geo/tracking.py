@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
+from operator import attrgetter
 from pathlib import Path, PurePosixPath
 from typing import Any
 from xml.etree.ElementTree import Element
@@ -361,7 +362,8 @@ class Feed:
     def __init__(self, path: Path | str, scenario_id: str, kept: Iterable[Position] = ()) -> None:
         self.follower = Follower(path)
         self.scenario_id = scenario_id
-        self.reports: list[Position] = sorted(set(kept), key=_report_time)
+        self._held = set(kept)
+        self.reports: list[Position] = sorted(self._held, key=attrgetter("time"))
         self.unsaved: list[Position] = []
 
     @property
@@ -370,20 +372,17 @@ class Feed:
 
     def poll(self, log: ProblemLog) -> list[Position]:
         """The reports new since the last call; bad rows go to `log`."""
-        held = set(self.reports)
-        fresh = [p for p in dict.fromkeys(self.follower.new_positions(log)) if p not in held]
+        read = self.follower.new_positions(log)
+        fresh = [p for p in dict.fromkeys(read) if p not in self._held]
         if fresh:
-            self.reports = sorted([*self.reports, *fresh], key=_report_time)
+            self.reports = sorted([*self.reports, *fresh], key=attrgetter("time"))
             self.unsaved = [*self.unsaved, *fresh]
+            self._held.update(fresh)
         return fresh
 
     def saved(self, count: int) -> None:
         """The first `count` unsaved reports are now kept."""
         self.unsaved = self.unsaved[count:]
-
-
-def _report_time(position: Position) -> datetime:
-    return position.time
 
 
 def _header(cells: Sequence[str], file: str, log: ProblemLog) -> list[str | None]:
