@@ -65,9 +65,23 @@ def metric(page: Page, label: str) -> str:
     return box.locator("[data-testid='stMetricValue']").inner_text(timeout=30_000)
 
 
-def upload(page: Page, name: str) -> None:
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(IMPORTS / name)
-    page.get_by_text(f"{name}: ", exact=False).first.wait_for(timeout=60_000)
+def upload(page: Page, path: Path) -> None:
+    """Choose the file and wait for the app's report on it.
+
+    Chosen again once if the page lost it: a rerun that replaces the file input as the file is
+    set drops it (seen once in 30 runs with the cores busy). If the file did arrive and no
+    report came, the test fails.
+    """
+    dropzone = page.locator("[data-testid='stFileUploaderDropzoneInput']")
+    report = page.get_by_text(f"{path.name}: ", exact=False).first
+    dropzone.set_input_files(path)
+    try:
+        report.wait_for(timeout=30_000)
+    except PlaywrightTimeout:
+        if page.get_by_text(path.name, exact=True).count():
+            raise
+        dropzone.set_input_files(path)
+        report.wait_for(timeout=60_000)
 
 
 def test_every_format_reads_as_the_command_line_reads_it(
@@ -76,7 +90,7 @@ def test_every_format_reads_as_the_command_line_reads_it(
     open_page(page, server)
     scenario = workspace.load()
     for name in FILES:
-        upload(page, name)
+        upload(page, IMPORTS / name)
         expected = importing.prepare(IMPORTS / name, scenario)
         assert (metric(page, "Rows read"), metric(page, "Valid records")) == (
             str(expected.rows),
@@ -87,7 +101,7 @@ def test_every_format_reads_as_the_command_line_reads_it(
 
 def test_upload_add_then_undo(server: str, page: Page, workspace: Workspace) -> None:
     open_page(page, server)
-    upload(page, "places.csv")
+    upload(page, IMPORTS / "places.csv")
     page.get_by_role("button", name="Add 3 valid record(s)").click()
     page.get_by_text("Added 3 record(s) from places.csv").wait_for(timeout=30_000)
     assert {"ramouseh", "rashidin", "saraqib"} <= {p.id for p in workspace.load().places}
@@ -105,10 +119,7 @@ def test_a_hostile_file_name_is_shown_as_text(server: str, page: Page, tmp_path:
     dialogs: list[str] = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     open_page(page, server)
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(hostile)
-    page.get_by_text("<img src=x onerror=alert(1)>.csv: ", exact=False).first.wait_for(
-        timeout=60_000
-    )
+    upload(page, hostile)
     assert page.locator("img[src='x']").count() == 0
     assert dialogs == []
 
