@@ -69,7 +69,7 @@ def upload(page: Page, path: Path) -> None:
     """Choose the file and wait for the app's report on it.
 
     Chosen again once if the page lost it: a rerun that replaces the file input as the file is
-    set drops it (seen once in 30 runs with the cores busy). If the file did arrive and no
+    set drops it (seen twice in about 40 runs with the cores busy). If the file arrived and no
     report came, the test fails.
     """
     dropzone = page.locator("[data-testid='stFileUploaderDropzoneInput']")
