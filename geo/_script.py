@@ -54,6 +54,22 @@ class _Text(Element):
         return self.text
 
 
+CANVAS_PADDING = 0.3
+"""Share of a pannable map's size that its canvas draws past each edge (a pan shows no gap)."""
+
+
+def shared_canvas(map_name: str, *, still: bool) -> str:
+    """JavaScript for the map's one canvas renderer, made by the first layer that asks for it.
+
+    Chromium copies every canvas's pixels at each frame (about 10 ms for a padded 1600 × 1000
+    map here), so the layers drawn on a canvas share one; a still map never pans, so its
+    canvas draws nothing past the edges.
+    """
+    padding = 0 if still else CANVAS_PADDING
+    made = f"{map_name}.corridorCanvas"
+    return f"({made} || ({made} = L.canvas({{padding: {padding}}})))"
+
+
 def script_json(data: Any) -> str:
     """JSON safe inside a <script> element (no '</script>', no HTML comment, numpy welcome).
 

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from geo import _memo
-from geo._script import ScriptElement, script_json
+from geo._script import ScriptElement, script_json, shared_canvas
 from geo.records import Scenario
 
 EPOCH = date(1970, 1, 1)
@@ -32,6 +32,10 @@ EVENT_COLOURS = {  # ACLED's event types (Okabe–Ito colours); any other type i
     "Strategic developments": "#009E73",
 }
 OTHER_COLOUR = "#999999"
+CLUSTER_RADIUS = 50
+"""Pixels: events closer than this on screen are counted in one cluster."""
+MAX_CLUSTER_ZOOM = 13
+"""Zoomed in further, every event is drawn on its own."""
 
 
 @dataclass(frozen=True)
@@ -89,22 +93,30 @@ def selection(
     return np.flatnonzero(keep)
 
 
-def payload(scenario: Scenario, chosen: npt.NDArray[np.intp]) -> dict[str, Any]:
-    """The columns of the chosen events, ready for the page (coordinates to 5 decimals)."""
+def payload(
+    scenario: Scenario, chosen: npt.NDArray[np.intp], *, still: bool = False
+) -> dict[str, Any]:
+    """The columns of the chosen events, ready for the page (coordinates to 5 decimals).
+
+    A `still` page (a picture) gets only what is drawn: no columns for the popups.
+    """
     table = columns(scenario)
-    places_used, place_index = np.unique(table.place[chosen], return_inverse=True)
     found: dict[str, Any] = {
         "n": len(chosen),
         "lat": packed(np.round(table.latitude[chosen] * 1e5), "<i4"),
         "lon": packed(np.round(table.longitude[chosen] * 1e5), "<i4"),
-        "day": packed(table.day[chosen], "<i4"),
         "kind": packed(table.kind[chosen], "<u2"),
         "dead": packed(np.minimum(table.fatalities[chosen], 65535), "<u2"),
-        "place": packed(place_index, "<i4"),
         "kinds": table.kinds,
         "colours": [EVENT_COLOURS.get(name, OTHER_COLOUR) for name in table.kinds],
-        "places": [table.places[i] for i in places_used],
+        "popups": not still,
     }
+    if still:
+        return found
+    places_used, place_index = np.unique(table.place[chosen], return_inverse=True)
+    found["day"] = packed(table.day[chosen], "<i4")
+    found["place"] = packed(place_index, "<i4")
+    found["places"] = [table.places[i] for i in places_used]
     if len(chosen) <= NOTES_LIMIT:
         events = scenario.events
         found["notes"] = [events[i].notes for i in chosen]
@@ -126,16 +138,21 @@ class EventPoints(ScriptElement):
     Popups are built with DOM text nodes, so no event text is ever read as HTML.
     """
 
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: dict[str, Any], *, still: bool = False) -> None:
         super().__init__()
         self._name = "EventPoints"
         self.data = data
+        self.still = still
 
     def make_script(self) -> str:
         group: Any = self._parent
+        map_name = group._parent.get_name()
         return (
             _SCRIPT.replace("GROUP", self.parent_name)
-            .replace("MAP", group._parent.get_name())
+            .replace("RENDERER", shared_canvas(map_name, still=self.still))
+            .replace("MAP", map_name)
+            .replace("MAX_CLUSTER_ZOOM", str(MAX_CLUSTER_ZOOM))
+            .replace("CLUSTER_RADIUS", str(CLUSTER_RADIUS))
             .replace("DATA", script_json(self.data))
         )
 
@@ -149,17 +166,27 @@ _SCRIPT = """
     }
     var n = data.n;
     var lat = unpack(data.lat, Int32Array), lon = unpack(data.lon, Int32Array);
-    data.day = unpack(data.day, Int32Array);
     data.kind = unpack(data.kind, Uint16Array);
     data.dead = unpack(data.dead, Uint16Array);
-    data.place = unpack(data.place, Int32Array);
+    if (data.popups) {
+        data.day = unpack(data.day, Int32Array);
+        data.place = unpack(data.place, Int32Array);
+    }
     var features = new Array(n);
     for (var i = 0; i < n; i++) {
         features[i] = {type: 'Feature', properties: {i: i},
                        geometry: {type: 'Point', coordinates: [lon[i] / 1e5, lat[i] / 1e5]}};
     }
-    var index = new Supercluster({radius: 50, maxZoom: 13}).load(features);
-    var renderer = L.canvas({padding: 0.3});
+    var indexes = {};
+    function indexAt(zoom) {  // each zoom clustered from the events themselves, when first shown
+        var z = Math.min(zoom, MAX_CLUSTER_ZOOM);  // its index lists single events a zoom deeper
+        if (!indexes[z]) {
+            indexes[z] = new Supercluster({radius: CLUSTER_RADIUS, minZoom: z, maxZoom: z})
+                .load(features);
+        }
+        return indexes[z];
+    }
+    var renderer = RENDERER;
     var drawn = L.layerGroup().addTo(group);
     function text(tag, value) {
         var node = document.createElement(tag);
@@ -193,18 +220,27 @@ _SCRIPT = """
         return L.divIcon({className: 'corridor-cluster', iconSize: [size, size],
                           html: '<span>' + label + '</span>'});
     }
+    var drawnFor = null;  // the view drawn last: the group's add and the map's ready both ask
     function draw() {
+        var b = map.getBounds(), zoom = Math.round(map.getZoom());
+        var view = map.hasLayer(group) ? zoom + ' ' + b.toBBoxString() : null;
+        if (view !== null && view === drawnFor) { return; }
+        drawnFor = view;
         drawn.clearLayers();
-        if (!map.hasLayer(group)) { return; }
-        var b = map.getBounds();
-        var zoom = Math.round(map.getZoom());
+        if (view === null) { return; }
+        var index = indexAt(zoom);
         var shown = index.getClusters([b.getWest(), b.getSouth(), b.getEast(), b.getNorth()], zoom);
         shown.forEach(function(item) {
             var ll = [item.geometry.coordinates[1], item.geometry.coordinates[0]];
             if (item.properties.cluster) {
                 var marker = L.marker(ll, {icon: clusterIcon(item.properties.point_count)});
-                marker.on('click', function() {
-                    map.setView(ll, index.getClusterExpansionZoom(item.properties.cluster_id));
+                marker.on('click', function() {  // zoom to the cluster's own events
+                    var leaves = index.getLeaves(item.properties.cluster_id, Infinity);
+                    var box = L.latLngBounds(leaves.map(function(leaf) {
+                        return [leaf.geometry.coordinates[1], leaf.geometry.coordinates[0]];
+                    }));
+                    map.fitBounds(box, {maxZoom: MAX_CLUSTER_ZOOM + 1,
+                                        padding: [CLUSTER_RADIUS, CLUSTER_RADIUS]});
                 });
                 drawn.addLayer(marker);
             } else {
@@ -213,7 +249,9 @@ _SCRIPT = """
                 var radius = 4 + Math.sqrt(Math.min(data.dead[i], 50));
                 var dot = L.circleMarker(ll, {renderer: renderer, radius: radius, color: colour,
                     weight: 1, fillColor: colour, fillOpacity: 0.6});
-                dot.bindPopup(function() { return popup(i); }, {maxWidth: 380});
+                if (data.popups) {
+                    dot.bindPopup(function() { return popup(i); }, {maxWidth: 380});
+                }
                 drawn.addLayer(dot);
             }
         });

@@ -123,9 +123,7 @@ def page_html(snapshot: Snapshot, *, paper: str | None = None, still: bool = Fal
     `still` (PNG, PDF) hides the controls a picture cannot use (layer switcher, zoom, tools).
     """
     scenario, view = snapshot.scenario, snapshot.view
-    folium_map = mapview.build_map(scenario, view, height="100%")
-    if still:  # a picture must not catch fitBounds' zoom half-way through its animation
-        folium_map.options.update(zoom_animation=False, fade_animation=False)
+    folium_map = mapview.build_map(scenario, view, height="100%", still=still)
     mapview.Panel("topright", "corridor-north", NORTH_ARROW).add_to(folium_map)
     root: Any = folium_map.get_root()
     size = _page_size(snapshot, paper)

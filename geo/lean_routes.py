@@ -10,6 +10,7 @@ on this machine; one path for many legs strokes slower still).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,23 +31,56 @@ class LeanRoutes(ScriptElement):
     """
 
     def __init__(
-        self, styles: list[dict[str, Any]], legs: Sequence[tuple[int, npt.NDArray[np.int32]]]
+        self,
+        styles: list[dict[str, Any]],
+        legs: PackedLegs,
+        chosen: npt.NDArray[np.intp],
+        style: npt.NDArray[np.intp],
     ) -> None:
-        """`legs`: (style number, [[lat, lon], …] in 1e-5 degrees, two points or more) each."""
+        """The `chosen` legs of `legs` in that order, leg `chosen[k]` in style `style[k]`."""
         super().__init__()
         self._name = "LeanRoutes"
-        self.data = {"styles": styles, **packed_legs([points for _, points in legs])}
-        self.data["style"] = packed([style for style, _ in legs], "<u1")
+        self.data = {"styles": styles, **legs.page_data(chosen)}
+        self.data["style"] = packed(style, "<u1")
 
     def make_script(self) -> str:
         return _SCRIPT.replace("GROUP", self.parent_name).replace("DATA", script_json(self.data))
 
 
-def packed_legs(legs: Sequence[npt.NDArray[np.int32]]) -> dict[str, Any]:
-    """Legs of [lat, lon] rows in 1e-5 degrees as the page reads them (see the module doc)."""
-    lengths = np.array([len(leg) for leg in legs], dtype=np.int64)
+@dataclass(frozen=True)
+class PackedLegs:
+    """Legs in the page's form (see the module doc), made once; a map sends those it shows."""
+
+    starts: npt.NDArray[np.int64]
+    """Each leg's first [lat, lon]."""
+    counts: npt.NDArray[np.int64]
+    """Each leg's number of steps (long steps counted in pieces)."""
+    steps: npt.NDArray[np.int64]
+    """Every leg's steps, one leg after the other."""
+    first_step: npt.NDArray[np.int64]
+    """Where each leg's steps start in `steps` (and, last, their total)."""
+
+    def page_data(self, chosen: npt.NDArray[np.intp]) -> dict[str, Any]:
+        """The chosen legs, in that order, as the page reads them."""
+        if not len(chosen):
+            return {"n": 0, "starts": "", "counts": "", "steps": ""}
+        counts = self.counts[chosen]
+        rows = np.repeat(self.first_step[chosen] - np.cumsum(counts) + counts, counts)
+        rows += np.arange(len(rows))
+        return {
+            "n": len(chosen),
+            "starts": packed(self.starts[chosen], "<i4"),
+            "counts": packed(counts, "<i4"),
+            "steps": packed(self.steps[rows], "<i2"),
+        }
+
+
+def pack_legs(legs: Sequence[npt.NDArray[np.int32]]) -> PackedLegs:
+    """Legs of [lat, lon] rows in 1e-5 degrees (two points or more each), packed."""
     if not len(legs):
-        return {"n": 0, "starts": "", "counts": "", "steps": ""}
+        empty = np.zeros((0, 2), dtype=np.int64)
+        return PackedLegs(empty, np.zeros(0, np.int64), empty, np.zeros(1, np.int64))
+    lengths = np.array([len(leg) for leg in legs], dtype=np.int64)
     points = np.concatenate(legs).astype(np.int64)
     starts = points[np.cumsum(lengths) - lengths]
     steps = np.diff(points, axis=0)
@@ -55,12 +89,13 @@ def packed_legs(legs: Sequence[npt.NDArray[np.int32]]) -> dict[str, Any]:
     pieces = np.maximum(1, -(-np.abs(steps).max(axis=1, initial=0) // MAX_STEP))
     if (pieces > 1).any():
         steps, counts = _cut(steps, pieces, np.repeat(np.arange(len(legs)), counts), len(legs))
-    return {
-        "n": len(legs),
-        "starts": packed(starts, "<i4"),
-        "counts": packed(counts, "<i4"),
-        "steps": packed(steps, "<i2"),
-    }
+    first_step = np.concatenate([[0], np.cumsum(counts)])
+    return PackedLegs(starts, counts, steps, first_step)
+
+
+def packed_legs(legs: Sequence[npt.NDArray[np.int32]]) -> dict[str, Any]:
+    """Legs of [lat, lon] rows in 1e-5 degrees as the page reads them (see the module doc)."""
+    return pack_legs(legs).page_data(np.arange(len(legs)))
 
 
 def _cut(

@@ -21,11 +21,11 @@ from shapely.geometry import Point, mapping
 
 from geo import _memo, analysis, basemap, bulk, timeline
 from geo._html import CARD_CSS, card, esc, times
-from geo._script import ScriptElement, script_json
+from geo._script import ScriptElement, script_json, shared_canvas
 from geo.analysis import RiskRules
 from geo.assets import make_tree_offline
 from geo.bulk import EventPoints
-from geo.lean_routes import LeanRoutes
+from geo.lean_routes import LeanRoutes, PackedLegs, pack_legs
 from geo.records import (
     CONVOY_COUNTS,
     Confidence,
@@ -152,12 +152,18 @@ def bounds(scenario: Scenario) -> list[list[float]]:
 
 
 def build_map(
-    scenario: Scenario, view: MapView, *, height: str = "100%", asset_url: str | None = None
+    scenario: Scenario,
+    view: MapView,
+    *,
+    height: str = "100%",
+    asset_url: str | None = None,
+    still: bool = False,
 ) -> folium.Map:
     """The map of the scenario as `view` asks: every overlay its own toggle; nothing from a CDN.
 
     Leaflet, its plugins and the base map are inlined, or with `asset_url` loaded from there
-    (where geo.assets.publish put them).
+    (where geo.assets.publish put them). A `still` map is for a picture: it never moves, so
+    it has no animation and its canvas draws nothing past the edges.
     """
     south_west, north_east = bounds(scenario)
     centre = [(south_west[0] + north_east[0]) / 2, (south_west[1] + north_east[1]) / 2]
@@ -171,6 +177,8 @@ def build_map(
         height=height,
     )
     m.options.update(max_zoom=18, min_zoom=4)  # folium passes these to its own tiles only
+    if still:  # a picture must not catch fitBounds' zoom half-way through its animation
+        m.options.update(zoom_animation=False, fade_animation=False)
     m.fit_bounds([south_west, north_east], padding=(20, 20))
     if view.base == "osm":
         folium.TileLayer(
@@ -180,7 +188,7 @@ def build_map(
     root.header.add_child(Element(f"<style>{CARD_CSS}{_MAP_CSS}</style>"))
     OfflineBase().add_to(m)
     records = shown(scenario, view)
-    groups = _overlays(scenario, view, records)
+    groups = _overlays(scenario, view, records, still=still)
     for group in groups.values():
         group.add_to(m)
     _selection(scenario, view).add_to(m)
@@ -236,7 +244,9 @@ SIMPLIFY_DEGREES = 0.004
 """Tolerance of the lean routes' simplification (about 400 m: a pixel at zoom 8)."""
 
 
-def _overlays(scenario: Scenario, view: MapView, records: Shown) -> dict[str, folium.FeatureGroup]:
+def _overlays(
+    scenario: Scenario, view: MapView, records: Shown, *, still: bool
+) -> dict[str, folium.FeatureGroup]:
     """One feature group per overlay, each filled by one element of compact JSON."""
     items: dict[str, list[Item]] = {key: [] for key in ALL_LAYERS}
     for zone in records.zones:
@@ -257,11 +267,13 @@ def _overlays(scenario: Scenario, view: MapView, records: Shown) -> dict[str, fo
     for key in ALL_LAYERS:
         group = folium.FeatureGroup(name=LAYER_LABELS[key], show=key in view.layers)
         if key == "events":
-            EventPoints(bulk.payload(scenario, records.events)).add_to(group)
+            data = bulk.payload(scenario, records.events, still=still)
+            EventPoints(data, still=still).add_to(group)
         elif key == "routes" and lean:
             _lean_routes(scenario, records).add_to(group)
         else:
-            Items(items[key], canvas=lean and key in ("routes", "convoys")).add_to(group)
+            canvas = lean and key in ("routes", "convoys")
+            Items(items[key], canvas=canvas, still=still).add_to(group)
         groups[key] = group
     return groups
 
@@ -543,22 +555,57 @@ def _lean_routes(scenario: Scenario, records: Shown) -> LeanRoutes:
     (`lean_weight`), so the overview shows where convoys went most.
     """
     weight = lean_weight(len(records.convoys))
-    points = _leg_points(scenario)
-    styles: list[dict[str, Any]] = []
-    style_of: dict[tuple[ConvoyState, bool], int] = {}
-    legs = []
+    legs = _lean_legs(scenario)
+    first, last, states = [], [], []
     for item in records.convoys:
-        state = item.state
-        planned = state in (ConvoyState.NOT_DEPARTED, ConvoyState.PLANNED)
-        for leg in timeline.legs_of(scenario, item.convoy.id):
-            faded = leg.precision.value == "approximate" and not planned
-            if (state, faded) not in style_of:
-                style_of[state, faded] = len(styles)
-                styles.append({"color": STATE_COLOURS[state],
-                               "weight": round(weight * 2 / 3, 2) if faded else weight,
-                               "opacity": 0.45 if faded else 0.85})  # fmt: skip
-            legs.append((style_of[state, faded], points[leg.id]))
-    return LeanRoutes(styles, legs)
+        leg_range = legs.of_convoy.get(item.convoy.id)
+        if leg_range is not None:
+            first.append(leg_range[0])
+            last.append(leg_range[1])
+            states.append(_STATE_NUMBER[item.state])
+    counts = np.subtract(last, first, dtype=np.intp)
+    chosen = np.repeat(np.array(first, dtype=np.intp) - np.cumsum(counts) + counts, counts)
+    chosen += np.arange(len(chosen))
+    state = np.repeat(np.array(states, dtype=np.intp), counts)
+    faded = legs.approximate[chosen] & ~_PLANNED[state]
+    kinds, first_seen, style = np.unique(state * 2 + faded, return_index=True, return_inverse=True)
+    order = np.argsort(first_seen)  # styles in the order the convoys come (DRAW_ORDER)
+    styles = []
+    for kind in kinds[order].tolist():
+        dim = bool(kind % 2)
+        styles.append({"color": STATE_COLOURS[_STATES[kind // 2]],
+                       "weight": round(weight * 2 / 3, 2) if dim else weight,
+                       "opacity": 0.45 if dim else 0.85})  # fmt: skip
+    return LeanRoutes(styles, legs.packed, chosen, np.argsort(order)[style])
+
+
+_STATES = list(ConvoyState)
+_STATE_NUMBER = {state: number for number, state in enumerate(_STATES)}
+_PLANNED = np.array([s in (ConvoyState.NOT_DEPARTED, ConvoyState.PLANNED) for s in _STATES])
+
+
+@dataclass(frozen=True)
+class _LeanLegs:
+    """Every leg of a scenario packed for the page, made once per scenario."""
+
+    packed: PackedLegs
+    of_convoy: dict[str, tuple[int, int]]
+    """Each convoy's legs: from, to (excluded), in leg order."""
+    approximate: npt.NDArray[np.bool_]
+
+
+def _lean_legs(scenario: Scenario) -> _LeanLegs:
+    def made() -> _LeanLegs:
+        points = _leg_points(scenario)
+        ordered: list[Route] = []
+        of_convoy: dict[str, tuple[int, int]] = {}
+        for convoy, legs in timeline.legs_by_convoy(scenario).items():
+            of_convoy[convoy] = (len(ordered), len(ordered) + len(legs))
+            ordered += legs
+        approximate = np.array([leg.precision.value == "approximate" for leg in ordered], bool)
+        return _LeanLegs(pack_legs([points[leg.id] for leg in ordered]), of_convoy, approximate)
+
+    return _memo.derived(scenario.routes, "lean-legs", made)
 
 
 def _leg_points(scenario: Scenario) -> dict[str, npt.NDArray[np.int32]]:
@@ -763,24 +810,33 @@ class Items(ScriptElement):
 
     One element per overlay instead of one folium object per feature: the map builds fast and
     its script stays small. Tooltips and popups are already-escaped HTML passed as JSON strings.
-    With `canvas`, vector layers share one canvas renderer (thousands stay fluid).
+    With `canvas`, vector layers are drawn on the map's shared canvas (thousands stay fluid;
+    the parent must be a group on the map), with `still` one that never pans.
     """
 
-    def __init__(self, items: list[Item], *, canvas: bool = False) -> None:
+    def __init__(self, items: list[Item], *, canvas: bool = False, still: bool = False) -> None:
         super().__init__()
         self._name = "Items"
         self.items = items
         self.canvas = canvas
+        self.still = still
 
     def make_script(self) -> str:
+        renderer = "undefined"
+        if self.canvas:
+            group: Any = self._parent
+            renderer = shared_canvas(group._parent.get_name(), still=self.still)
         script = _ITEMS_SCRIPT.replace("GROUP", self.parent_name)
-        script = script.replace("CANVAS", "true" if self.canvas else "false")
-        return script.replace("ITEMS", script_json(self.items))
+        script = script.replace("RENDERER", renderer)
+        items = self.items
+        if self.still:  # nobody can hover or click a picture
+            items = [{k: v for k, v in item.items() if k not in ("tip", "pop")} for item in items]
+        return script.replace("ITEMS", script_json(items))
 
 
 _ITEMS_SCRIPT = """
 (function(group, items) {
-    var renderer = CANVAS ? L.canvas({padding: 0.3}) : undefined;
+    var renderer = RENDERER;
     items.forEach(function(it) {
         var layer;
         if (renderer && it.t !== 'icon') { it.o.renderer = renderer; }

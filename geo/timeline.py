@@ -67,10 +67,12 @@ def route_of(scenario: Scenario, convoy_id: str) -> LineString | None:
 
 def legs_of(scenario: Scenario, convoy_id: str) -> list[Route]:
     """The convoy's route legs in order (looked up in an index made once per scenario)."""
-    return list(_legs_index(scenario).get(convoy_id, ()))
+    return list(legs_by_convoy(scenario).get(convoy_id, ()))
 
 
-def _legs_index(scenario: Scenario) -> dict[str, list[Route]]:
+def legs_by_convoy(scenario: Scenario) -> dict[str, list[Route]]:
+    """Every convoy's route legs in order, by convoy id (made once per scenario: read only)."""
+
     def index() -> dict[str, list[Route]]:
         found: dict[str, list[Route]] = {}
         for route in scenario.routes:
@@ -84,7 +86,7 @@ def _legs_index(scenario: Scenario) -> dict[str, list[Route]]:
 
 def _joined(scenario: Scenario) -> dict[str, LineString]:
     lines = {}
-    for convoy_id, legs in _legs_index(scenario).items():
+    for convoy_id, legs in legs_by_convoy(scenario).items():
         coordinates: list[tuple[float, ...]] = []
         for leg in legs:
             points = list(leg.geometry.coords)

@@ -67,6 +67,22 @@ def test_event_columns_round_trip_through_the_page(big: Scenario) -> None:
     assert "notes" not in data  # more than NOTES_LIMIT events: the page stays small
 
 
+def test_a_picture_carries_no_popups(big: Scenario) -> None:
+    view = mapview.MapView(at=big.start + timedelta(days=15), event_days=None)
+    chosen = bulk.selection(big, view.at, days=None, types=None)
+    data = bulk.payload(big, chosen, still=True)
+    assert set(data) == {"n", "lat", "lon", "kind", "dead", "kinds", "colours", "popups"}
+    assert data["popups"] is False
+    assert bulk.payload(big, chosen)["popups"] is True
+    interactive = export.page_html(export.Snapshot(big, view))
+    still = export.page_html(export.Snapshot(big, view), still=True)
+    assert '"tip":' in interactive
+    assert "under way, about" in interactive
+    assert '"tip":' not in still
+    assert '"pop":' not in still
+    assert "under way, about" not in still
+
+
 def test_event_selection_by_days_and_types(big: Scenario) -> None:
     at = big.start + timedelta(days=10)
     week = bulk.selection(big, at, days=7, types=None)
@@ -151,6 +167,17 @@ def test_long_steps_are_cut_into_pieces_on_the_same_line() -> None:
     assert lean_routes.packed_legs([]) == {"n": 0, "starts": "", "counts": "", "steps": ""}
 
 
+def test_some_packed_legs_are_packed_as_those_legs_alone(big: Scenario) -> None:
+    far = np.array([[3_300_000, 3_600_000], [3_300_000 + 100_001, 3_600_000 - 65_534]])
+    points = [mapview._leg_points(big)[leg.id] for leg in big.routes[:30]] + [far]
+    packed = lean_routes.pack_legs(points)
+    chosen = np.array([30, 7, 3, 3, 29, 0])
+    assert packed.page_data(chosen) == lean_routes.packed_legs([points[i] for i in chosen])
+    none = lean_routes.packed_legs([])
+    assert packed.page_data(np.array([], dtype=np.intp)) == none
+    assert lean_routes.pack_legs([]).page_data(np.array([], dtype=np.intp)) == none
+
+
 def test_few_convoys_keep_their_detailed_routes(tiny_dir: Path) -> None:
     tiny = read_scenario(tiny_dir)
     html = render(tiny, mapview.MapView(at=tiny.start + timedelta(hours=14)))
@@ -228,4 +255,73 @@ def test_lean_routes_are_drawn_in_every_kind_of_page(
             f"document.querySelector('.leaflet-container').dataset.corridorLegs !== '{drawn}'"
         )
         assert int(container.get_attribute("data-corridor-legs") or 0) < int(drawn)
+    assert offline_page.errors == []
+
+
+MAP = "window[Object.keys(window).find(k => /^map_[0-9a-f]+$/.test(k))]"
+
+
+def cluster_labels(page: Any) -> list[str]:
+    """Each cluster drawn: its label and where it stands, sorted."""
+    return sorted(
+        page.evaluate(
+            "Array.from(document.querySelectorAll('.corridor-cluster'))"
+            ".map(e => e.textContent + ' at ' + e.style.transform)"
+        )
+    )
+
+
+@pytest.mark.browser
+def test_a_picture_clusters_events_as_the_map_does_on_one_unpadded_canvas(
+    big: Scenario, offline_page: Any, tmp_path: Path
+) -> None:
+    """Each zoom is clustered from the events themselves, in pictures as in interactive maps.
+
+    Convoys and single events share one canvas (Chromium copies each canvas at every frame);
+    a picture's canvas is the map's size, an interactive one's reaches past the edges.
+    """
+    view = mapview.MapView(at=big.start + timedelta(days=15), event_days=None)
+    assert mapview.shown(big, view).moving, "no convoy under way to draw"
+    page, found = offline_page.page, {}
+    for still in (True, False):
+        page_file = tmp_path / f"page-{still}.html"
+        page_file.write_text(export.page_html(export.Snapshot(big, view), still=still), "utf-8")
+        page.goto(page_file.as_uri(), wait_until="load")
+        page.wait_for_function("window.corridorReady === true")
+        page.wait_for_function(f"!{MAP}._animatingZoom")  # an interactive map zooms to fit
+        shown = int(page.locator(".leaflet-container").get_attribute("data-corridor-events") or 0)
+        clusters = cluster_labels(page)
+        assert 0 < len(clusters) < shown, "expected clusters and single events both"
+        canvases = page.evaluate(
+            "Array.from(document.querySelectorAll('.leaflet-overlay-pane canvas'))"
+            ".filter(c => !c.classList.contains('corridor-lean-routes'))"
+            ".map(c => c.width / c.parentElement.closest('.leaflet-container').clientWidth)"
+        )
+        found[still] = clusters, canvases
+    assert found[True][0] == found[False][0]
+    assert found[True][1] == [1]
+    assert found[False][1] == [pytest.approx(1 + 2 * 0.3, abs=0.01)]
+    assert offline_page.errors == []
+
+
+@pytest.mark.browser
+def test_a_click_on_a_cluster_zooms_to_its_events(
+    big: Scenario, offline_page: Any, tmp_path: Path
+) -> None:
+    view = mapview.MapView(at=big.end, event_days=None, layers=frozenset({"events"}))
+    page_file = tmp_path / "page.html"
+    page_file.write_text(export.page_html(export.Snapshot(big, view)), "utf-8")
+    page = offline_page.page
+    page.goto(page_file.as_uri(), wait_until="load")
+    page.wait_for_function("window.corridorReady === true")
+    page.wait_for_function(f"!{MAP}._animatingZoom")
+    zoom = f"{MAP}.getZoom()"
+    before, clusters = page.evaluate(zoom), cluster_labels(page)
+    page.locator(".corridor-cluster").first.click()
+    page.wait_for_function(f"{zoom} > {before}")
+    page.wait_for_function(
+        "labels => Array.from(document.querySelectorAll('.corridor-cluster'))"
+        ".map(e => e.textContent + ' at ' + e.style.transform).sort().join() !== labels.join()",
+        arg=clusters,
+    )
     assert offline_page.errors == []
