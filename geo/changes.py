@@ -98,7 +98,7 @@ def history(workspace: Workspace, scenario_id: str | None = None) -> list[Change
     if not workspace.exists():
         return []
     try:
-        frame = workspace._table(CHANGES_LAYER)
+        frame = workspace.table(CHANGES_LAYER)
     except WorkspaceError:
         return []
     changes = [_change({str(k): v for k, v in row.items()}) for row in frame.to_dict("records")]

@@ -85,7 +85,7 @@ class Workspace:
         """The ids of the scenarios in the workspace, sorted."""
         if not self.exists() or SCENARIOS_LAYER not in _layer_names(self.path):
             return []
-        return sorted(str(value) for value in self._table(SCENARIOS_LAYER)[SCENARIO_ID])
+        return sorted(str(value) for value in self.table(SCENARIOS_LAYER)[SCENARIO_ID])
 
     def load(self, scenario_id: str | None = None) -> Scenario:
         """One scenario, checked by the same rules as a scenario folder."""
@@ -114,7 +114,7 @@ class Workspace:
 
     def _save(self, scenario: Scenario, append: dict[str, pd.DataFrame]) -> None:
         present = _layer_names(self.path) if self.exists() else set()
-        tables = {name: self._table(name) if name in present else None for name in TABLES}
+        tables = {name: self.table(name) if name in present else None for name in TABLES}
         others = self._other_layers()
         for name, rows in append.items():
             kept = others.get(name, (None, None))[0]
@@ -137,7 +137,7 @@ class Workspace:
         found = {}
         for name, geometry_type in pyogrio.list_layers(self.path):
             if name not in TABLES:
-                found[str(name)] = (self._table(str(name)), geometry_type or None)
+                found[str(name)] = (self.table(str(name)), geometry_type or None)
         return found
 
     def _resolve(self, scenario_id: str | None) -> str:
@@ -152,7 +152,8 @@ class Workspace:
             f"{self.path}: expected {asked} among the workspace's scenarios, found: {found}"
         )
 
-    def _table(self, name: str) -> pd.DataFrame:
+    def table(self, name: str) -> pd.DataFrame:
+        """One layer of the workspace, every scenario's rows (a GeoDataFrame if it has shapes)."""
         try:
             frame: pd.DataFrame = pyogrio.read_dataframe(self.path, layer=name)
         except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as error:
@@ -160,14 +161,14 @@ class Workspace:
         return frame
 
     def _meta(self, scenario_id: str, log: ProblemLog) -> dict[str, Any]:
-        table = self._table(SCENARIOS_LAYER)
+        table = self.table(SCENARIOS_LAYER)
         row = _cells(table[table[SCENARIO_ID] == scenario_id])[0]
         row["id"] = row.pop(SCENARIO_ID)
         spot = Spot(f"{self.path.name}:{SCENARIOS_LAYER}", f"scenario {scenario_id!r}")
         return f.parse_fields(row, meta_fields(), spot, log) or {}
 
     def _raws(self, layer: Layer, scenario_id: str) -> list[s.RawRecord]:
-        table = self._table(layer.kind.name)
+        table = self.table(layer.kind.name)
         rows = table[table[SCENARIO_ID] == scenario_id]
         geometries = list(rows.geometry) if layer.geometry_type else [None] * len(rows)
         raws = []
@@ -302,7 +303,7 @@ def positions(workspace: Workspace, scenario_id: str) -> list[Any]:
 
     if not workspace.exists() or POSITIONS_LAYER not in _layer_names(workspace.path):
         return []
-    table = workspace._table(POSITIONS_LAYER)
+    table = workspace.table(POSITIONS_LAYER)
     table = table[table[SCENARIO_ID] == scenario_id]
     found = [
         Position(str(row["convoy"]), row["time"], float(row["latitude"]), float(row["longitude"]),
@@ -326,7 +327,7 @@ class GeocodeCache(MutableMapping[str, dict[str, Any] | None]):
         self.workspace = workspace
         self._answers: dict[str, dict[str, Any] | None] = {}
         if workspace.exists() and GEOCODE_CACHE_LAYER in _layer_names(workspace.path):
-            for row in _cells(workspace._table(GEOCODE_CACHE_LAYER)):
+            for row in _cells(workspace.table(GEOCODE_CACHE_LAYER)):
                 self._answers[str(row["key"])] = (
                     json.loads(row["answer"]) if row["answer"] else None
                 )

@@ -75,6 +75,15 @@ def test_file_is_a_geopackage(workspace: Workspace, tiny: Scenario) -> None:
     assert (layers["places"], layers["routes"], layers["convoys"]) == ("Point", "LineString", None)
 
 
+def test_a_layer_is_read_whole_or_named_in_the_error(workspace: Workspace, tiny: Scenario) -> None:
+    workspace.save(tiny)
+    routes = workspace.table("routes")
+    assert sorted(routes["id"]) == sorted(route.id for route in tiny.routes)
+    assert routes.geometry.geom_type.unique().tolist() == ["LineString"]
+    with pytest.raises(WorkspaceError, match=r"w\.gpkg: cannot read layer 'nope'"):
+        workspace.table("nope")
+
+
 def test_two_scenarios_side_by_side(
     workspace: Workspace, tiny: Scenario, shipped: Scenario
 ) -> None:
