@@ -230,8 +230,8 @@ def test_png_renders_reuse_one_warm_chromium(scenario: Scenario) -> None:
     assert export.browser() is warm
     assert warm._chromium is chromium
     assert warm._worker.submit(chromium.is_connected).result(timeout=10)
-    addresses = warm._worker.submit(lambda: [page.url for page in warm._pages.values()])
-    assert addresses.result(timeout=10) == ["about:blank"], "a snapshot's map stayed in memory"
+    addresses = warm._worker.submit(lambda: {page.url for page in warm._pages.values()})
+    assert addresses.result(timeout=10) == {"about:blank"}, "a snapshot's map stayed in memory"
 
 
 # --- PDF --------------------------------------------------------------------------------
