@@ -65,14 +65,20 @@ class PackedLegs:
         if not len(chosen):
             return {"n": 0, "starts": "", "counts": "", "steps": ""}
         counts = self.counts[chosen]
-        rows = np.repeat(self.first_step[chosen] - np.cumsum(counts) + counts, counts)
-        rows += np.arange(len(rows))
+        rows = spans(self.first_step[chosen], counts)
         return {
             "n": len(chosen),
             "starts": packed(self.starts[chosen], "<i4"),
             "counts": packed(counts, "<i4"),
             "steps": packed(self.steps[rows], "<i2"),
         }
+
+
+def spans(first: Any, counts: Any) -> npt.NDArray[np.intp]:
+    """The numbers first[k], first[k] + 1, … (counts[k] of them) for each k, one after another."""
+    counts = np.asarray(counts, dtype=np.intp)
+    found = np.repeat(np.asarray(first, dtype=np.intp) - np.cumsum(counts) + counts, counts)
+    return found + np.arange(len(found))
 
 
 def pack_legs(legs: Sequence[npt.NDArray[np.int32]]) -> PackedLegs:

@@ -25,7 +25,7 @@ from geo._script import ScriptElement, script_json, shared_canvas
 from geo.analysis import RiskRules
 from geo.assets import make_tree_offline
 from geo.bulk import EventPoints
-from geo.lean_routes import LeanRoutes, PackedLegs, pack_legs
+from geo.lean_routes import LeanRoutes, PackedLegs, pack_legs, spans
 from geo.records import (
     CONVOY_COUNTS,
     Confidence,
@@ -566,8 +566,7 @@ def _lean_routes(scenario: Scenario, records: Shown) -> LeanRoutes:
             last.append(leg_range[1])
             states.append(_STATE_NUMBER[item.state])
     counts = np.subtract(last, first, dtype=np.intp)
-    chosen = np.repeat(np.array(first, dtype=np.intp) - np.cumsum(counts) + counts, counts)
-    chosen += np.arange(len(chosen))
+    chosen = spans(first, counts)
     state = np.repeat(np.array(states, dtype=np.intp), counts)
     faded = legs.approximate[chosen] & ~_PLANNED[state]
     kinds, first_seen, style = np.unique(state * 2 + faded, return_index=True, return_inverse=True)

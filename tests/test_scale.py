@@ -167,6 +167,11 @@ def test_long_steps_are_cut_into_pieces_on_the_same_line() -> None:
     assert lean_routes.packed_legs([]) == {"n": 0, "starts": "", "counts": "", "steps": ""}
 
 
+def test_spans_run_from_each_first_number() -> None:
+    assert lean_routes.spans([5, 0, 9], [2, 0, 3]).tolist() == [5, 6, 9, 10, 11]
+    assert lean_routes.spans([], []).tolist() == []
+
+
 def test_some_packed_legs_are_packed_as_those_legs_alone(big: Scenario) -> None:
     far = np.array([[3_300_000, 3_600_000], [3_300_000 + 100_001, 3_600_000 - 65_534]])
     points = [mapview._leg_points(big)[leg.id] for leg in big.routes[:30]] + [far]
