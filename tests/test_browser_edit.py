@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, show_page_if_failed, streamlit_app
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_browser import LOCAL_HOSTS, MAP_FRAME
 
@@ -60,6 +60,19 @@ def open_page(page: Page, server: str) -> None:
     page.keyboard.press("Enter")
 
 
+def open_tab(page: Page, name: str, ready: Locator) -> None:
+    """Click the tab until `ready` shows: the rerun for the name just typed may redraw the tabs
+    as one is clicked (seen with the cores busy), and the click is lost."""
+    for _ in range(3):
+        page.get_by_role("tab", name=name).click()
+        try:
+            ready.wait_for(timeout=10_000)
+            return
+        except PlaywrightTimeout:
+            continue
+    ready.wait_for(timeout=30_000)
+
+
 def metric(page: Page, label: str) -> str:
     box = page.locator("[data-testid='stMetric']", has_text=label)
     return box.locator("[data-testid='stMetricValue']").inner_text(timeout=30_000)
@@ -107,8 +120,9 @@ def test_upload_add_then_undo(server: str, page: Page, workspace: Workspace) -> 
     assert {"ramouseh", "rashidin", "saraqib"} <= {p.id for p in workspace.load().places}
     [change] = {c.batch: c for c in changes.history(workspace)}.values()
     assert change.who == "browser-test"
-    page.get_by_role("tab", name="Changes").click()
-    page.get_by_role("button", name="Undo my last change").click()
+    undo = page.get_by_role("button", name="Undo my last change")
+    open_tab(page, "Changes", undo)
+    undo.click()
     page.get_by_text("Undone.").wait_for(timeout=30_000)
     assert "ramouseh" not in {p.id for p in workspace.load().places}
 
@@ -131,8 +145,8 @@ def test_a_convoy_edited_in_the_table_is_saved(
     row = ids.index("convoy-2")
     column = ["id", "convoy", *tables.EDITABLE_CONVOY_FIELDS].index("vehicles")
     open_page(page, server)
-    page.get_by_role("tab", name="Edit convoys").click()
     grid = page.locator("[data-testid='stDataFrame']").filter(visible=True).first
+    open_tab(page, "Edit convoys", grid)
     editor = page.locator("textarea").filter(visible=True)
     for _ in range(5):  # the grid may be redrawn by a rerun just as it is clicked: try again
         grid.wait_for(timeout=30_000)
@@ -169,13 +183,8 @@ def test_a_zone_drawn_on_the_map_is_saved_with_its_facts(
     open_page(page, server)
     frame = page.frame_locator(MAP_FRAME).last
     tool = frame.locator(".leaflet-draw-draw-rectangle")
-    for _ in range(3):  # a rerun (the name just typed) may redraw the tabs as one is clicked
-        page.get_by_role("tab", name="Draw").click()
-        try:
-            tool.click(timeout=10_000)
-            break
-        except PlaywrightTimeout:
-            continue
+    open_tab(page, "Draw", tool)
+    tool.click()
     box = page.locator(MAP_FRAME).last.bounding_box()
     assert box is not None
     left, top = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
