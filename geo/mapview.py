@@ -179,7 +179,9 @@ def build_map(
     m.options.update(max_zoom=18, min_zoom=4)  # folium passes these to its own tiles only
     if still:  # a picture must not catch fitBounds' zoom half-way through its animation
         m.options.update(zoom_animation=False, fade_animation=False)
-    m.fit_bounds([south_west, north_east], padding=(20, 20))
+    fit = folium.map.FitBounds([south_west, north_east], padding=(20, 20))
+    fit.options["animate"] = False  # at its first zoom the map would pan there for 0.25 s
+    fit.add_to(m)
     if view.base == "osm":
         folium.TileLayer(
             "OpenStreetMap", name=BASES["osm"], control=False, max_zoom=18, attr=_OSM_CREDIT
