@@ -180,7 +180,7 @@ def build_map(
     if still:  # a picture must not catch fitBounds' zoom half-way through its animation
         m.options.update(zoom_animation=False, fade_animation=False)
     fit = folium.map.FitBounds([south_west, north_east], padding=(20, 20))
-    fit.options["animate"] = False  # at its first zoom the map would pan there for 0.25 s
+    fit.options["animate"] = False  # where the fit keeps the first zoom, Leaflet pans 0.25 s
     fit.add_to(m)
     if view.base == "osm":
         folium.TileLayer(
