@@ -76,7 +76,7 @@ def published_assets() -> str:
 
 
 def moments(scenario: Scenario) -> list[datetime]:
-    return timeline.steps(scenario, minutes=15)
+    return list(tables.step_labels(scenario))
 
 
 def choose_scenario() -> Scenario:
@@ -174,13 +174,13 @@ def apply_pending() -> None:
 
 
 def sidebar(scenario: Scenario) -> MapView:
-    steps = moments(scenario)
+    labels, zone = tables.step_labels(scenario), scenario.timezone
     bar = st.sidebar
     bar.select_slider(
         "As of",
-        options=steps,
+        options=list(labels),
         key="at",
-        format_func=lambda moment: tables.short_time(moment, scenario.timezone),
+        format_func=lambda moment: labels.get(moment) or tables.short_time(moment, zone),
     )
     bar.caption(f"{tables.utc_time(ss.at)} · 15-minute steps")
     bar.button("⏸ Pause" if ss.playing else "▶ Play", on_click=_toggle_play, key="play")
@@ -486,7 +486,8 @@ def convoys(scenario: Scenario, view: MapView) -> None:
     st.subheader("Convoys")
     frame = tables.convoys_table(scenario, view.at)
     shown = {convoy.id for convoy in mapview.visible_convoys(scenario, view)}
-    frame = frame[frame["id"].isin(shown)].reset_index(drop=True)
+    if len(shown) < len(frame):  # (Series.isin on pandas' Arrow strings: 9 ms for 10,000)
+        frame = frame[[cid in shown for cid in frame["id"].tolist()]].reset_index(drop=True)
     frame.insert(0, "selected", ["●" if cid == view.selected else "" for cid in frame["id"]])
     risks = mapview.alerts(scenario, view)
     if risks is not None:

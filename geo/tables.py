@@ -29,6 +29,20 @@ def short_time(moment: datetime, zone: str) -> str:
     return moment.astimezone(ZoneInfo(zone)).strftime("%d %b %H:%M")
 
 
+def step_labels(scenario: Scenario, minutes: int = 15) -> dict[datetime, str]:
+    """Every step of `timeline.steps` with its `short_time`, made once per scenario (read only).
+
+    A slider formats each of its steps on every rerun: a month of 15-minute steps is 2,900
+    labels, 8 ms a rerun when made afresh.
+    """
+
+    def made() -> dict[datetime, str]:
+        zone = scenario.timezone
+        return {moment: short_time(moment, zone) for moment in timeline.steps(scenario, minutes)}
+
+    return _memo.derived(scenario, f"step-labels-{minutes}", made)
+
+
 def utc_time(moment: datetime | None) -> str:
     return "" if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from geo import synthetic, timeline
+from geo import synthetic, tables, timeline
 from geo.records import Convoy, ConvoyStatus, Count, Qualifier, Scenario
 from geo.scenario import read_scenario
 from geo.timeline import ConvoyState
@@ -256,6 +256,17 @@ def test_steps_are_fifteen_minutes_apart_from_start_to_end(shipped: Scenario) ->
 def test_steps_stop_at_the_end_when_it_is_not_on_a_step(shipped: Scenario) -> None:
     odd = dataclasses.replace(shipped, end=shipped.start + timedelta(minutes=50))
     assert timeline.steps(odd) == [shipped.start + timedelta(minutes=m) for m in (0, 15, 30, 45)]
+
+
+def test_step_labels_are_each_steps_local_time_made_once_per_scenario(shipped: Scenario) -> None:
+    labels = tables.step_labels(shipped)
+    assert list(labels) == timeline.steps(shipped)
+    assert labels[utc(15, 13)] == "15 Dec 15:00"  # Aleppo: UTC+2 in December 2016
+    assert tables.step_labels(shipped) is labels
+    hourly = tables.step_labels(shipped, minutes=60)
+    assert len(hourly) == 43
+    later = dataclasses.replace(shipped, end=shipped.start + timedelta(minutes=50))
+    assert list(tables.step_labels(later)) == timeline.steps(later)
 
 
 def test_opening_moment_is_halfway_through_the_first_timed_convoy(shipped: Scenario) -> None:
