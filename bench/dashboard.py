@@ -23,7 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import streamlit.testing.v1.app_test as app_test_module  # noqa: E402
+import streamlit.testing.v1.local_script_runner as script_runner_module  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
+from streamlit.runtime.scriptrunner.script_cache import ScriptCache  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from geo.chromium import LAUNCH_ARGS, find_chromium  # noqa: E402
@@ -68,13 +71,28 @@ def server_side(workspace: Path, scenario: Scenario) -> list[tuple[str, str]]:
 
     view = MapView(at=moment)
     later = MapView(at=moment + timedelta(minutes=15))
-    return [
+    rows = [
         ("first run (loads the workspace)", f"{first:.2f} s"),
         ("build + render the map (engine)", f"{median_ms(lambda: _render(scenario, view)):.0f} ms"),
         ("  the same, 15 minutes later", f"{median_ms(lambda: _render(scenario, later)):.0f} ms"),
         ("script rerun: layer toggle (AppTest)", f"{median_ms(toggle):.0f} ms"),
         ("script rerun: time step (AppTest)", f"{median_ms(step):.0f} ms"),
     ]  # fmt: skip
+    compile_once()
+    rows.append(
+        ("  layer toggle, script compiled once (as the server)", f"{median_ms(toggle):.0f} ms")
+    )
+    rows.append(("  time step, script compiled once (as the server)", f"{median_ms(step):.0f} ms"))
+    return rows
+
+
+def compile_once() -> None:
+    """AppTest compiles the script afresh on every run, twice (two new ScriptCaches a run:
+    23 ms each for dashboard.py); the server keeps one cache, so it compiles the script once.
+    From here on AppTest shares one cache too, so a rerun costs what it costs the server."""
+    shared = ScriptCache()
+    app_test_module.ScriptCache = lambda: shared  # type: ignore[attr-defined,assignment]
+    script_runner_module.ScriptCache = lambda: shared  # type: ignore[attr-defined,assignment]
 
 
 def _render(scenario: object, view: MapView) -> str:
