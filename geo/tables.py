@@ -32,8 +32,8 @@ def short_time(moment: datetime, zone: str) -> str:
 def step_labels(scenario: Scenario, minutes: int = 15) -> dict[datetime, str]:
     """Every step of `timeline.steps` with its `short_time`, made once per scenario (read only).
 
-    A slider formats each of its steps on every rerun: a month of 15-minute steps is 2,900
-    labels, 8 ms a rerun when made afresh.
+    The time slider formats each of its steps twice on every rerun: for a month of 15-minute
+    steps (2,900) that took 12 ms a rerun.
     """
 
     def made() -> dict[datetime, str]:
