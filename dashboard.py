@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import math
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,13 +20,17 @@ from geo.mapview import ALL_LAYERS, BASES, DEFAULT_LAYERS, LAYER_LABELS, MapView
 from geo.records import Confidence, ConvoyStatus, Scenario
 from geo.scenario import read_scenario
 from geo.settings import Settings
+from geo.viewport import ViewRequest
 from geo.workspace import Workspace, add_positions, positions
 
 SETTINGS = Settings.from_environment()
 MAP_HEIGHT = 620
+MIN_ZOOM, MAX_ZOOM = 4, 18
 PLAY_SECONDS = 1.0
 TRACK_SECONDS = 10.0
-RETURNED = ["center", "zoom", "last_object_clicked", "selected_layers"]
+# What the map reports back: its view (for the URL and exports), clicks and its overlays.
+RETURNED = ["center", "zoom", "bounds", "last_object_clicked", "last_object_clicked_tooltip",
+            "selected_layers"]  # fmt: skip
 ss = st.session_state
 
 
@@ -113,10 +116,18 @@ def init_state(scenario: Scenario) -> None:
     for key in ALL_LAYERS:
         ss[f"layer:{key}"] = key in layers
     ss.base = params.get("base") if params.get("base") in BASES else "offline"
-    ss.center = _parse_center(params.get("center"))
-    ss.zoom = _parse_int(params.get("zoom"))
     convoy = params.get("convoy")
     ss.selected = convoy if any(c.id == convoy for c in scenario.convoys) else None
+    center, zoom = _parse_center(params.get("center")), _parse_zoom(params.get("zoom"))
+    story = mapview.story_frame(scenario, MapView(at=ss.at, layers=frozenset(layers)))
+    selected = mapview.convoy_frame(scenario, ss.selected, ss.at) if ss.selected else None
+    if center or zoom:  # a permalink: its view, once; what it leaves out from the story
+        ss.view_request = ViewRequest.at(story.bounds or [], center, zoom)
+    elif selected is not None:  # a link to a convoy opens on it
+        ss.view_request = selected
+    else:
+        ss.view_request = ViewRequest.fit(story.bounds or [])
+    ss.reported = None
     ss.playing = False
     ss.last_tick = 0.0
     ss.last_click = None
@@ -130,14 +141,24 @@ def write_url(view: MapView) -> None:
         "layers": ",".join(key for key in ALL_LAYERS if key in view.layers),
         "base": view.base,
     }
-    if ss.center:
-        params["center"] = f"{ss.center[0]:.5f},{ss.center[1]:.5f}"
-    if ss.zoom is not None:
-        params["zoom"] = str(ss.zoom)
+    center, zoom = shown_view()
+    if center:
+        params["center"] = f"{center[0]:.5f},{center[1]:.5f}"
+    if zoom is not None:
+        params["zoom"] = f"{zoom:g}"
     if view.selected:
         params["convoy"] = view.selected
     if dict(st.query_params) != params:
         st.query_params.from_dict(params)
+
+
+def shown_view() -> tuple[tuple[float, float] | None, int | None]:
+    """The centre and zoom the map last reported; until it reports, those it was asked for."""
+    reported = ss.get("reported")
+    if reported:
+        return reported["center"], reported["zoom"]
+    request: ViewRequest = ss.view_request
+    return request.center, request.zoom
 
 
 def _parse_time(text: str | None) -> datetime | None:
@@ -156,8 +177,12 @@ def _parse_center(text: str | None) -> tuple[float, float] | None:
     return (lat, lon) if -90 <= lat <= 90 and -180 <= lon <= 180 else None
 
 
-def _parse_int(text: str | None) -> int | None:
-    return int(text) if text and text.isdigit() else None
+def _parse_zoom(text: str | None) -> float | None:
+    try:
+        zoom = float(text) if text else None
+    except ValueError:
+        return None
+    return zoom if zoom is not None and MIN_ZOOM <= zoom <= MAX_ZOOM else None
 
 
 def apply_pending() -> None:
@@ -183,11 +208,23 @@ def sidebar(scenario: Scenario) -> MapView:
         format_func=lambda moment: labels.get(moment) or tables.short_time(moment, zone),
     )
     bar.caption(f"{tables.utc_time(ss.at)} · 15-minute steps")
-    bar.button("⏸ Pause" if ss.playing else "▶ Play", on_click=_toggle_play, key="play")
+    bar.button(
+        "Pause" if ss.playing else "Play",
+        icon=":material/pause:" if ss.playing else ":material/play_arrow:",
+        on_click=_toggle_play,
+        key="play",
+    )  # (Material Symbols ship with Streamlit: no emoji font is needed for the glyphs)
     bar.subheader("Layers")
     for key in ALL_LAYERS:
         bar.checkbox(LAYER_LABELS[key], key=f"layer:{key}")
     bar.radio("Base map", list(BASES), format_func=BASES.__getitem__, key="base")
+    reset = bar.button(
+        "Reset view",
+        icon=":material/fit_screen:",
+        key="reset_view",
+        help="Frame the story at this moment again: convoys under way or arrived, and the "
+        "besieged and contested zones",
+    )
     bar.subheader("Filters")
     statuses = bar.multiselect(
         "Status", [s.value for s in ConvoyStatus], default=[s.value for s in ConvoyStatus]
@@ -213,7 +250,7 @@ def sidebar(scenario: Scenario) -> MapView:
         "few seconds and kept in the workspace",
     )  # fmt: skip
     bar.number_input("Every (seconds)", 2.0, 600.0, TRACK_SECONDS, key="track_seconds")
-    return MapView(
+    view = MapView(
         at=ss.at,
         layers=frozenset(key for key in ALL_LAYERS if ss[f"layer:{key}"]),
         base=ss.base,
@@ -225,6 +262,9 @@ def sidebar(scenario: Scenario) -> MapView:
         event_days=event_days,
         risk_rules=RiskRules(buffer_km=float(buffer_km), days=int(days)),
     )
+    if reset:
+        reset_view(scenario, view)
+    return view
 
 
 def event_filters(scenario: Scenario) -> tuple[frozenset[str] | None, int | None]:
@@ -356,7 +396,19 @@ def tracking_table(scenario: Scenario, states: dict[str, Any]) -> None:
 
 
 def draw_map(scenario: Scenario, view: MapView, *, live: Any = None) -> None:
-    folium_map = mapview.build_map(scenario, view, asset_url=published_assets())
+    """The map, opened on the view last asked for; the view the browser shows is the truth.
+
+    No centre or zoom goes back to st_folium: the map keeps its own view in the tab (see
+    geo.viewport.ViewKeeper), even when it is drawn again, and moves only when a new request
+    (a permalink, a convoy selected, "reset view") is drawn into it.
+    """
+    folium_map = mapview.build_map(
+        scenario,
+        view,
+        asset_url=published_assets(),
+        frame=ss.view_request,
+        keep_view=f"corridor-view:{scenario.id}",
+    )
     returned = st_folium(
         folium_map,
         key="map",
@@ -364,12 +416,10 @@ def draw_map(scenario: Scenario, view: MapView, *, live: Any = None) -> None:
         feature_group_to_add=live,
         width=None,
         returned_objects=RETURNED,
-        center=ss.center,
-        zoom=ss.zoom,
     )
     if not returned:
         return
-    _keep_view(returned.get("center"), returned.get("zoom"))
+    _note_view(returned)
     on_map = mapview.selected_layers(returned.get("selected_layers"))
     if on_map is not None and on_map != view.layers:
         ss.pending_layers = on_map
@@ -377,34 +427,38 @@ def draw_map(scenario: Scenario, view: MapView, *, live: Any = None) -> None:
     click = returned.get("last_object_clicked")
     if click and click != ss.last_click:
         ss.last_click = click
-        picked = mapview.convoy_near(scenario, view, click["lat"], click["lng"])
+        zoom = (ss.reported or {}).get("zoom")
+        tooltip = returned.get("last_object_clicked_tooltip")
+        picked = mapview.convoy_clicked(scenario, view, click["lat"], click["lng"], tooltip, zoom)
         if picked and picked != ss.selected:
-            ss.selected = picked
+            _select_and_zoom(scenario, picked)
             st.rerun()
 
 
-def _keep_view(center: dict[str, float] | None, zoom: float | None) -> None:
-    """The map's reported view into the session, unless it only moved by a pixel or two.
-
-    The centre goes back to the map on the next run; Leaflet lands it on whole pixels, so
-    handing back every tiny difference would make the map and the script answer each other
-    for ever (a rerun every half second after the page loads).
-    """
-    zoom_now = ss.zoom if zoom is None else int(zoom)
-    if center is None:
-        ss.zoom = zoom_now
+def _note_view(returned: dict[str, Any]) -> None:
+    """What the map shows now, as it reported it (for the URL and the exports)."""
+    center, zoom, bounds = returned.get("center"), returned.get("zoom"), returned.get("bounds")
+    if not center or zoom is None:
         return
-    new = (center["lat"], center["lng"])
-    if ss.center is None or zoom_now != ss.zoom or _pixels_apart(ss.center, new, zoom_now) > 3:
-        ss.center = new
-    ss.zoom = zoom_now
+    ss.reported = {
+        "center": (float(center["lat"]), float(center["lng"])),
+        "zoom": float(zoom),
+        "bounds": _bounds(bounds),
+    }
 
 
-def _pixels_apart(a: tuple[float, float], b: tuple[float, float], zoom: int | None) -> float:
-    """Roughly how many screen pixels apart two points are at this zoom (Web Mercator)."""
-    per_degree = 256 * 2 ** (zoom or 0) / 360
-    stretch = 1 / max(math.cos(math.radians((a[0] + b[0]) / 2)), 0.01)
-    return per_degree * math.hypot(a[1] - b[1], (a[0] - b[0]) * stretch)
+def _bounds(reported: Any) -> list[list[float]] | None:
+    try:
+        south_west, north_east = reported["_southWest"], reported["_northEast"]
+        return [[float(south_west["lat"]), float(south_west["lng"])],
+                [float(north_east["lat"]), float(north_east["lng"])]]  # fmt: skip
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def reset_view(scenario: Scenario, view: MapView) -> None:
+    """Frame the story at the moment shown again (the button under the layers)."""
+    ss.view_request = ViewRequest.fit(mapview.story_frame(scenario, view).bounds or [])
 
 
 MIME = {
@@ -539,12 +593,11 @@ def _rounded(value: float | None) -> float | None:
 
 
 def _select_and_zoom(scenario: Scenario, convoy_id: str) -> None:
+    """Select a convoy and ask the map, once, to frame its route and where it is."""
     ss.selected = convoy_id
-    line = timeline.route_of(scenario, convoy_id)
-    if line is not None:
-        west, south, east, north = line.bounds
-        ss.center = ((south + north) / 2, (west + east) / 2)
-        ss.zoom = 12
+    frame = mapview.convoy_frame(scenario, convoy_id, ss.at)
+    if frame is not None:
+        ss.view_request = frame
 
 
 def details(scenario: Scenario, view: MapView) -> None:

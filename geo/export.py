@@ -123,8 +123,7 @@ def page_html(snapshot: Snapshot, *, paper: str | None = None, still: bool = Fal
     `still` (PNG, PDF) hides the controls a picture cannot use (layer switcher, zoom, tools).
     """
     scenario, view = snapshot.scenario, snapshot.view
-    folium_map = mapview.build_map(scenario, view, height="100%", still=still)
-    mapview.Panel("topright", "corridor-north", NORTH_ARROW).add_to(folium_map)
+    folium_map = mapview.build_map(scenario, view, height="100%", still=still, exported=True)
     root: Any = folium_map.get_root()
     size = _page_size(snapshot, paper)
     still_css = _STILL_CSS if still else ""
@@ -171,14 +170,6 @@ def _foot_html(snapshot: Snapshot) -> str:
         f"<p>Made with {PRODUCER} on {made} · {esc(' · '.join(credits))}</p>"
         "</footer>"
     )
-
-
-NORTH_ARROW = (
-    '<svg width="26" height="38" viewBox="0 0 26 38"><path d="M13,2 L22,26 L13,20 L4,26 Z" '
-    'fill="#222"/><text x="13" y="37" text-anchor="middle" font-size="11" '
-    'font-family="sans-serif">N</text></svg>'
-)
-"""Leaflet maps here are always north up."""
 
 
 _READY_JS = """

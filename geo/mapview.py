@@ -19,13 +19,14 @@ from folium.elements import JSCSSMixin
 from jinja2 import Template
 from shapely.geometry import Point, mapping
 
-from geo import _memo, analysis, basemap, bulk, timeline
+from geo import _memo, analysis, basemap, bulk, timeline, viewport
 from geo._html import CARD_CSS, card, esc, times
 from geo._script import ScriptElement, script_json, shared_canvas
 from geo.analysis import RiskRules
 from geo.assets import make_tree_offline
 from geo.bulk import EventPoints
 from geo.lean_routes import LeanRoutes, PackedLegs, pack_legs, spans
+from geo.map_furniture import FURNITURE_CSS, ClearPopups, Locator, Panel, PlaceLabels
 from geo.records import (
     CONVOY_COUNTS,
     Confidence,
@@ -41,6 +42,7 @@ from geo.records import (
     Scenario,
 )
 from geo.timeline import ConvoyAt, ConvoyState, count_text
+from geo.viewport import ViewRequest
 
 ZONE_LAYERS = {
     Control.GOVERNMENT: "zones-government",
@@ -136,21 +138,6 @@ def visible_convoys(scenario: Scenario, view: MapView) -> list[Convoy]:
     ]
 
 
-def bounds(scenario: Scenario) -> list[list[float]]:
-    """[[south, west], [north, east]] around every place, route and zone."""
-    xs: list[float] = [p.longitude for p in scenario.places if p.kind is not PlaceKind.COUNTRY]
-    ys: list[float] = [p.latitude for p in scenario.places if p.kind is not PlaceKind.COUNTRY]
-    geometries = [route.geometry for route in scenario.routes]
-    geometries += [zone.geometry for zone in scenario.zones]
-    if geometries:
-        boxes = shapely.bounds(np.array(geometries, dtype=object))  # west, south, east, north
-        xs += [float(boxes[:, 0].min()), float(boxes[:, 2].max())]
-        ys += [float(boxes[:, 1].min()), float(boxes[:, 3].max())]
-    if not xs:
-        return [[32.0, 35.5], [37.5, 42.5]]
-    return [[min(ys), min(xs)], [max(ys), max(xs)]]
-
-
 def build_map(
     scenario: Scenario,
     view: MapView,
@@ -158,17 +145,25 @@ def build_map(
     height: str = "100%",
     asset_url: str | None = None,
     still: bool = False,
+    frame: ViewRequest | None = None,
+    keep_view: str | None = None,
+    exported: bool = False,
 ) -> folium.Map:
     """The map of the scenario as `view` asks: every overlay its own toggle; nothing from a CDN.
 
     Leaflet, its plugins and the base map are inlined, or with `asset_url` loaded from there
     (where geo.assets.publish put them). A `still` map is for a picture: it never moves, so
-    it has no animation and its canvas draws nothing past the edges.
+    it has no animation and its canvas draws nothing past the edges. `frame` is the view to
+    open on (by default the story at the moment, `story_frame`); with `keep_view` (a key of
+    the browser tab's session storage) the map keeps its user's view after that, however
+    often it is drawn again, until a request with a new token comes. An `exported` map has a
+    north arrow and a locator inset (Syria with the map's extent), as printed maps do.
     """
-    south_west, north_east = bounds(scenario)
-    centre = [(south_west[0] + north_east[0]) / 2, (south_west[1] + north_east[1]) / 2]
+    records = shown(scenario, view)
+    frame = frame or story_frame(scenario, view, records)
+    (south, west), (north, east) = frame.bounds or viewport.everything(scenario)
     m = folium.Map(
-        location=centre,
+        location=[(south + north) / 2, (west + east) / 2],
         zoom_start=9,
         tiles=None,
         control_scale=True,
@@ -177,34 +172,60 @@ def build_map(
         height=height,
     )
     m.options.update(max_zoom=18, min_zoom=4)  # folium passes these to its own tiles only
-    if still:  # a picture must not catch fitBounds' zoom half-way through its animation
-        m.options.update(zoom_animation=False, fade_animation=False)
-    fit = folium.map.FitBounds([south_west, north_east], padding=(20, 20))
-    fit.options["animate"] = False  # where the fit keeps the first zoom, Leaflet pans 0.25 s
-    fit.add_to(m)
+    # The base is drawn, not tiled: half zoom levels (quarter ones in a picture) frame a story
+    # more closely, and the optional OpenStreetMap tiles are scaled between their levels.
+    m.options.update(zoom_snap=0.5)
+    if still:  # a picture must not catch a zoom or a pan half-way through its animation
+        m.options.update(zoom_animation=False, fade_animation=False, zoom_snap=0.25)
     if view.base == "osm":
         folium.TileLayer(
             "OpenStreetMap", name=BASES["osm"], control=False, max_zoom=18, attr=_OSM_CREDIT
         ).add_to(m)
     root: Any = m.get_root()
-    root.header.add_child(Element(f"<style>{CARD_CSS}{_MAP_CSS}</style>"))
+    root.header.add_child(Element(f"<style>{CARD_CSS}{_MAP_CSS}{FURNITURE_CSS}</style>"))
     OfflineBase().add_to(m)
-    records = shown(scenario, view)
     groups = _overlays(scenario, view, records, still=still)
     for group in groups.values():
         group.add_to(m)
     _selection(scenario, view).add_to(m)
-    folium.LayerControl(collapsed=False, position="topright").add_to(m)
+    folium.LayerControl(collapsed=True, position="topright").add_to(m)
     folium.plugins.Fullscreen(position="topleft").add_to(m)
     folium.plugins.MeasureControl(
         position="topleft", primary_length_unit="kilometers", secondary_length_unit="miles"
     ).add_to(m)
     _Hatch().add_to(m)
-    Panel("topleft", "corridor-title", _title_html(scenario, view)).add_to(m)
-    Panel("bottomright", "corridor-legend", legend_html(scenario, view, records)).add_to(m)
+    Panel("topleft", "corridor-title", _title_html(scenario, view), first=True).add_to(m)
+    legend = legend_html(scenario, view, records, foldable=not still)
+    Panel("bottomright", "corridor-legend", legend, foldable=not still).add_to(m)
+    if exported:
+        Panel("topright", "corridor-north", NORTH_ARROW).add_to(m)
+        Locator().add_to(m)
     _LayerSync(groups).add_to(m)
+    PlaceLabels().add_to(m)
+    if not still:
+        ClearPopups().add_to(m)
+    viewport.ViewKeeper(frame, store=None if still else keep_view).add_to(m)
     make_tree_offline(m, asset_url)
     return m
+
+
+def story_frame(scenario: Scenario, view: MapView, records: Shown | None = None) -> ViewRequest:
+    """The view a map opens on: the story at the view's moment, clear of the controls."""
+    records = records or shown(scenario, view)
+    bounds = viewport.story(scenario, records.convoys, records.zones)
+    return ViewRequest.fit(bounds, token="story")
+
+
+def convoy_frame(scenario: Scenario, convoy_id: str, at: datetime) -> ViewRequest | None:
+    """The view that shows one convoy: its route and where it is at `at` (None: no geometry)."""
+    line = timeline.route_of(scenario, convoy_id)
+    convoy = next((c for c in scenario.convoys if c.id == convoy_id), None)
+    if line is None or convoy is None:
+        return None
+    position = timeline.convoy_at(scenario, convoy, at).position
+    shapes = [line] if position is None else [line, position]
+    bounds = viewport.around(shapely.GeometryCollection(shapes))
+    return ViewRequest.fit(bounds, max_zoom=viewport.CONVOY_MAX_ZOOM)
 
 
 @dataclass(frozen=True)
@@ -661,10 +682,33 @@ def _place(place: Place) -> Item:
     note = APPROXIMATE_NOTE if place.precision.value == "approximate" else ""
     svg = _PLACE_SVG.get(place.kind.value, _PLACE_SVG["point"])
     if approximate:
-        svg = svg.replace('stroke-dasharray="0"', 'stroke-dasharray="2 2"')
+        svg = _dotted(svg)
     popup = card(place.name, facts, note=note, quote=place.quote)
     tip = esc(f"{place.name} ({place.kind.value})")
-    return _icon((place.latitude, place.longitude), svg, 14, tip, popup)
+    item = _icon((place.latitude, place.longitude), svg, 14, tip, popup)
+    rank = _LABEL_RANK.get(place.kind.value, len(_LABEL_RANK))
+    label = f'<span class="corridor-label" data-rank="{rank}">{esc(label_text(place.name))}</span>'
+    item["i"].update(html=svg + label, className="corridor-symbol corridor-place")
+    return item
+
+
+_LABEL_RANK = {kind: rank for rank, kind in enumerate(
+    ["city", "district", "crossing", "town", "village", "point", "region"]
+)}  # fmt: skip
+"""Which names are placed first where they would meet (cities before villages)."""
+
+
+def label_text(name: str, *, limit: int = 30) -> str:
+    """A place's name as printed beside it: without its bracketed note, at most `limit` long."""
+    short = name.split(" (")[0].strip() or name
+    if len(short) <= limit:
+        return short
+    cut = short[:limit].rsplit(" ", 1)[0]
+    return f"{cut}…"
+
+
+def _dotted(svg: str) -> str:
+    return svg.replace('stroke-dasharray="0"', 'stroke-dasharray="2 2"')
 
 
 def figure_radius(value: int) -> float:
@@ -713,8 +757,13 @@ def _selection(scenario: Scenario, view: MapView) -> folium.FeatureGroup:
 # --- legend, title -----------------------------------------------------------------------
 
 
-def legend_html(scenario: Scenario, view: MapView, records: Shown | None = None) -> str:
-    """The legend of what is switched on and present at the moment, with the map's symbols."""
+def legend_html(
+    scenario: Scenario, view: MapView, records: Shown | None = None, *, foldable: bool = False
+) -> str:
+    """The legend of what is switched on and present at the moment, with the map's symbols.
+
+    A `foldable` legend's heading is a button that folds it (see map_furniture.Panel).
+    """
     records = records or shown(scenario, view)
     rows: list[str] = []
     controls = {zone.control for zone in records.zones}
@@ -741,7 +790,10 @@ def legend_html(scenario: Scenario, view: MapView, records: Shown | None = None)
         small = _CONVOY_SVG.replace('width="26" height="26"', 'width="16" height="16"')
         rows.append(_legend_row(small, "Convoy under way (position interpolated)"))
     if "places" in view.layers and records.places:
-        rows.append(_legend_row(_PLACE_SVG["city"], "Place (dotted outline: approximate)"))
+        kinds = {place.kind.value for place in records.places}
+        shown_kinds = [(_PLACE_SVG[k], label) for k, label in _PLACE_LEGEND.items() if k in kinds]
+        shown_kinds.append((_dotted(_PLACE_SVG["town"]), "approximate"))
+        rows.append(_legend_group("Places:", shown_kinds))
     if "risk" in view.layers:
         for ground, colour in RISK_COLOURS.items():
             rows.append(_legend_row(_line(colour, ""), f"Route through {ground} ground"))
@@ -758,7 +810,23 @@ def legend_html(scenario: Scenario, view: MapView, records: Shown | None = None)
             label = f"Reported {kind.value.replace('_', ' ')} (area ∝ count)"
             rows.append(_legend_row(_circle(FIGURE_COLOURS[kind]), label))
     rows.append(f'<div class="corridor-credit">{esc(basemap.ATTRIBUTION)}</div>')
-    return '<div class="corridor-legend-title">Legend</div>' + "".join(rows)
+    heading = (
+        '<button type="button" class="corridor-fold" aria-expanded="true">Legend</button>'
+        if foldable
+        else '<div class="corridor-legend-title">Legend</div>'
+    )
+    return f'{heading}<div class="corridor-legend-body">{"".join(rows)}</div>'
+
+
+_PLACE_LEGEND = {
+    "city": "city",
+    "town": "town",
+    "village": "village",
+    "district": "district",
+    "crossing": "crossing",
+    "region": "province (label point)",
+    "point": "other (a point for an area)",
+}
 
 
 _ROUTE_LEGEND = (
@@ -767,6 +835,15 @@ _ROUTE_LEGEND = (
     ((ConvoyState.NOT_DEPARTED, ConvoyState.PLANNED), "Route, not yet departed or planned"),
     ((ConvoyState.CANCELLED, ConvoyState.HALTED), "Route, cancelled or halted (✕)"),
 )
+
+
+def _legend_group(title: str, members: list[tuple[str, str]]) -> str:
+    """Several small symbols with their names on one wrapping row (the kinds of place)."""
+    cells = "".join(
+        f'<span class="corridor-legend-cell">{symbol}{esc(label)}</span>'
+        for symbol, label in members
+    )
+    return f'<div class="corridor-legend-group">{esc(title)} {cells}</div>'
 
 
 def _legend_row(symbol: str, label: str) -> str:
@@ -861,32 +938,6 @@ _ITEMS_SCRIPT = """
     });
 })(GROUP, ITEMS);
 """
-
-
-class Panel(MacroElement):
-    """A Leaflet control holding ready-made (escaped) HTML: the title and the legend."""
-
-    _template = Template(
-        """
-        {% macro script(this, kwargs) %}
-        (function() {
-            var panel = L.control({position: {{ this.position|tojson }}});
-            panel.onAdd = function() {
-                var div = L.DomUtil.create('div', {{ this.css_class|tojson }});
-                div.innerHTML = {{ this.html|tojson }};
-                L.DomEvent.disableClickPropagation(div);
-                return div;
-            };
-            panel.addTo({{ this._parent.get_name() }});
-        })();
-        {% endmacro %}
-        """
-    )
-
-    def __init__(self, position: str, css_class: str, html: str) -> None:
-        super().__init__()
-        self._name = "Panel"
-        self.position, self.css_class, self.html = position, css_class, html
 
 
 class _Hatch(MacroElement):
@@ -1005,12 +1056,21 @@ class _LayerSync(MacroElement):
 
 
 def convoy_near(
-    scenario: Scenario, view: MapView, latitude: float, longitude: float, *, within_km: float = 3.0
+    scenario: Scenario,
+    view: MapView,
+    latitude: float,
+    longitude: float,
+    *,
+    within_km: float = 3.0,
+    among: Iterable[str] | None = None,
 ) -> str | None:
-    """The visible convoy whose marker or route is nearest a clicked point, within `within_km`."""
+    """The visible convoy (of `among`) whose marker or route is nearest a point, in `within_km`."""
     clicked = Point(longitude, latitude)
     best: tuple[float, str] | None = None
+    wanted = None if among is None else set(among)
     for convoy in visible_convoys(scenario, view):
+        if wanted is not None and convoy.id not in wanted:
+            continue
         item = timeline.convoy_at(scenario, convoy, view.at)
         shapes = [leg.geometry for leg in timeline.legs_of(scenario, convoy.id)]
         if item.position is not None:
@@ -1024,6 +1084,35 @@ def convoy_near(
     return best[1]
 
 
+def convoy_clicked(
+    scenario: Scenario,
+    view: MapView,
+    latitude: float,
+    longitude: float,
+    tooltip: str | None,
+    zoom: int | None,
+) -> str | None:
+    """The convoy a click on the map picked, or None when it picked something else.
+
+    A route, a convoy marker and a halted convoy's cross name their convoy in their tooltip
+    (`<label> — …`, `<label>: …`); a click on a zone, a place or a figure names no convoy and
+    selects none. Where routes carry no tooltip (thousands drawn lean) the nearest convoy within
+    about 12 screen pixels is taken.
+    """
+    if tooltip:
+        named = [c.id for c in visible_convoys(scenario, view) if _names_convoy(tooltip, c.label)]
+        if len(named) <= 1:
+            return named[0] if named else None
+        near = convoy_near(scenario, view, latitude, longitude, within_km=math.inf, among=named)
+        return near
+    metres_per_pixel = 156_543.03 * math.cos(math.radians(latitude)) / 2 ** (zoom or 9)
+    return convoy_near(scenario, view, latitude, longitude, within_km=12 * metres_per_pixel / 1000)
+
+
+def _names_convoy(tooltip: str, label: str) -> bool:
+    return tooltip.strip() == label or tooltip.startswith((f"{label} — ", f"{label}: "))
+
+
 def selected_layers(returned: Iterable[Any] | None) -> frozenset[str] | None:
     """The overlays switched on in the map, from st_folium's `selected_layers`; None if unknown."""
     if returned is None:
@@ -1035,6 +1124,12 @@ def selected_layers(returned: Iterable[Any] | None) -> frozenset[str] | None:
     return frozenset(str(item["name"]) for item in picked if item.get("name") in LAYER_LABELS)
 
 
+NORTH_ARROW = (
+    '<svg width="26" height="38" viewBox="0 0 26 38"><path d="M13,2 L22,26 L13,20 L4,26 Z" '
+    'fill="#222"/><text x="13" y="37" text-anchor="middle" font-size="11" '
+    'font-family="sans-serif">N</text></svg>'
+)
+"""Leaflet maps here are always north up."""
 _OSM_CREDIT = (
     '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors'
 )
@@ -1073,15 +1168,6 @@ div.leaflet-container{background:#d4e4ee;font:12px/1.3 system-ui,sans-serif}
 .corridor-town{font:11px/1 system-ui,sans-serif;color:#555;white-space:nowrap;
   text-shadow:0 0 2px #fff,0 0 2px #fff}
 .corridor-arrow,.corridor-place,.corridor-convoy,.corridor-symbol{background:none;border:none}
-.corridor-title,.corridor-legend{background:rgba(255,255,255,.93);padding:6px 9px;
-  border-radius:4px;box-shadow:0 1px 4px rgba(0,0,0,.3)}
-.corridor-title-main{font-weight:600;font-size:14px}
-.corridor-title-sub{color:#444}
-.corridor-legend{max-width:230px;font-size:11px;line-height:1.2}
-.corridor-legend-title{font-weight:600;margin-bottom:3px}
-.corridor-legend-row{display:flex;align-items:center;gap:6px;margin:2px 0}
-.corridor-legend-row svg{display:block}
-.corridor-credit{margin-top:5px;color:#666;font-size:10px}
 .corridor-cluster{background:rgba(255,255,255,.9);border:1.5px solid #555;border-radius:50%;
   display:flex;align-items:center;justify-content:center;font:600 11px/1 system-ui,sans-serif}
 """

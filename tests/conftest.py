@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import pytest
 from playwright.sync_api import Browser, Page, Route, sync_playwright
@@ -212,3 +213,46 @@ def streamlit_app(workspace: Path) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=20)
+
+
+LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", ""}
+
+
+@contextlib.contextmanager
+def dashboard_page(
+    browser: Browser,
+    request: pytest.FixtureRequest,
+    *,
+    width: int = 1400,
+    height: int = 900,
+    blocked: list[str] | None = None,
+) -> Iterator[Page]:
+    """A page for the dashboard that may reach only this machine (other requests are aborted
+    and listed in `blocked`); after a failed test its screenshot and text are kept."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+
+    def only_local(route: Route) -> None:
+        url = route.request.url
+        if urlparse(url).hostname in LOCAL_HOSTS or url.startswith(("data:", "blob:")):
+            route.continue_()
+        else:
+            if blocked is not None:
+                blocked.append(url)
+            route.abort()
+
+    context.route("**/*", only_local)
+    opened = context.new_page()
+    try:
+        yield opened
+    finally:
+        show_page_if_failed(request, opened)
+        context.close()
+
+
+def shipped_workspace_in(folder: Path) -> Path:
+    """A workspace holding the shipped scenario, in `folder`."""
+    from geo.settings import Settings
+
+    path = folder / "workspace.gpkg"
+    Workspace(path).save(read_scenario(Settings.from_environment().default_scenario_dir))
+    return path

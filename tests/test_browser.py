@@ -9,28 +9,22 @@ from typing import TypeVar
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from conftest import ARTIFACTS, show_page_if_failed, streamlit_app
-from playwright.sync_api import Browser, FrameLocator, Page, Route
+from conftest import ARTIFACTS, dashboard_page, shipped_workspace_in, streamlit_app
+from playwright.sync_api import Browser, FrameLocator, Page
 from playwright.sync_api import Error as PlaywrightError
 
 from geo.mapview import DEFAULT_LAYERS, ZONE_COLOURS
 from geo.records import Control
-from geo.scenario import read_scenario
-from geo.settings import Settings
-from geo.workspace import Workspace
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", ""}
 T = TypeVar("T")
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    workspace = tmp_path_factory.mktemp("browser") / "workspace.gpkg"
-    Workspace(workspace).save(read_scenario(Settings.from_environment().default_scenario_dir))
-    with streamlit_app(workspace) as url:
+    with streamlit_app(shipped_workspace_in(tmp_path_factory.mktemp("browser"))) as url:
         yield url
 
 
@@ -43,22 +37,8 @@ def blocked() -> list[str]:
 @pytest.fixture
 def page(browser: Browser, blocked: list[str], request: pytest.FixtureRequest) -> Iterator[Page]:
     """A page that may only reach this machine: every other request is aborted and recorded."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-
-    def only_local(route: Route) -> None:
-        if urlparse(route.request.url).hostname in LOCAL_HOSTS or route.request.url.startswith(
-            ("data:", "blob:")
-        ):
-            route.continue_()
-        else:
-            blocked.append(route.request.url)
-            route.abort()
-
-    context.route("**/*", only_local)
-    opened = context.new_page()
-    yield opened
-    show_page_if_failed(request, opened)
-    context.close()
+    with dashboard_page(browser, request, blocked=blocked) as opened:
+        yield opened
 
 
 def test_dashboard_renders_the_scenario_offline(
@@ -140,7 +120,10 @@ def test_map_layer_control_and_sidebar_stay_in_step(
 ) -> None:
     page.goto(server, wait_until="domcontentloaded")
     frame = page.frame_locator(MAP_FRAME).last  # the newest while a redraw replaces it
-    frame.locator(".leaflet-control-layers-overlays").wait_for(timeout=60_000)
+    toggle = frame.locator(".leaflet-control-layers-toggle")
+    toggle.wait_for(timeout=60_000)
+    overlays = frame.locator(".leaflet-control-layers-overlays")
+    assert not overlays.is_visible(), "the layer control should start folded"
     wait_until(page, lambda: corridor_layers(frame) == set(DEFAULT_LAYERS), "every overlay on")
     # the map's first answer (its centre) has reached Python and come back in the URL
     wait_until(page, lambda: url_param(page, "center"), "the map's centre in the URL")
@@ -153,6 +136,7 @@ def test_map_layer_control_and_sidebar_stay_in_step(
     sidebar_box = page.get_by_role("checkbox", name="Government-held")
     assert sidebar_box.is_checked()
 
+    frame.locator(".leaflet-control-layers").hover()  # a folded layer control opens under it
     frame.get_by_role("checkbox", name="Government-held").uncheck()
     wait_until(page, lambda: not sidebar_box.is_checked(), "the sidebar checkbox to follow the map")
     wait_until(
@@ -179,7 +163,9 @@ def test_map_layer_control_and_sidebar_stay_in_step(
     title.wait_for(timeout=30_000)  # the map was rebuilt for the new moment
     wait_until(page, lambda: corridor_layers(frame) is not None, "the rebuilt map")
     assert corridor_layers(frame) == set(DEFAULT_LAYERS) - {"zones-government"}
-    assert not frame.get_by_role("checkbox", name="Government-held").is_checked()
+    assert not frame.get_by_role(
+        "checkbox", name="Government-held", include_hidden=True
+    ).is_checked()
     assert frame.locator(GOVERNMENT_PATH).count() == 0
     assert not sidebar_box.is_checked()
     assert "zones-government" not in (url_param(page, "layers") or "")

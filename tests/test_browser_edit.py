@@ -6,10 +6,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, show_page_if_failed, streamlit_app
+from conftest import ROOT, dashboard_page, streamlit_app
 from playwright.sync_api import Browser, Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from test_browser import LOCAL_HOSTS, MAP_FRAME
+from test_browser import MAP_FRAME
 
 from geo import changes, importing, tables
 from geo.scenario import read_scenario
@@ -37,20 +37,8 @@ def server(workspace: Workspace) -> Iterator[str]:
 
 @pytest.fixture
 def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    context.route(
-        "**/*",
-        lambda route: (
-            route.continue_()
-            if (route.request.url.split("/")[2].split(":")[0] in LOCAL_HOSTS)
-            or route.request.url.startswith(("data:", "blob:"))
-            else route.abort()
-        ),
-    )
-    opened = context.new_page()
-    yield opened
-    show_page_if_failed(request, opened)
-    context.close()
+    with dashboard_page(browser, request, height=1000) as opened:
+        yield opened
 
 
 def open_page(page: Page, server: str) -> None:
@@ -226,7 +214,7 @@ def test_live_positions_refresh_without_redrawing_the_map(
     seconds.press("Enter")
     page.get_by_text("Live positions: 1 convoys reporting").wait_for(timeout=30_000)
     frame = page.frame_locator(MAP_FRAME).last
-    frame.locator(".leaflet-container").wait_for(timeout=30_000)
+    frame.locator(".leaflet-container[data-corridor-layers]").wait_for(timeout=30_000)
     page.wait_for_timeout(3_000)  # the map settles after its first positions
     handle = page.locator(MAP_FRAME).last.element_handle()
     assert handle is not None

@@ -372,3 +372,73 @@ def workspace_positions(path: Path) -> list[object]:
     from geo.workspace import positions
 
     return positions(Workspace(path), "aleppo-2016-12")
+
+
+# --- the map's view: asked for once, then the browser's -------------------------------------
+
+KEEPER = re.compile(r"\}\)\(map_\w+, (\{[^{}]*\"token\"[^{}]*\}), (\"[^\"]*\"|null)\);")
+
+
+def view_request(app: AppTest) -> dict[str, object]:
+    """The view the map was asked to open on (its ViewKeeper's request)."""
+    found = KEEPER.search(map_script(app))
+    assert found, "no view keeper in the map"
+    assert json.loads(found[2]) == "corridor-view:aleppo-2016-12"
+    return dict(json.loads(found[1]))
+
+
+def component_args(app: AppTest) -> dict[str, object]:
+    (component,) = app.get("component_instance")
+    return dict(json.loads(component.proto.json_args))
+
+
+def test_the_map_is_never_handed_a_view_back(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = run_app(shipped_workspace, monkeypatch)
+    first = map_script(app)
+    assert (component_args(app)["center"], component_args(app)["zoom"]) == (None, None)
+    request = view_request(app)
+    (_south, west), (_north, east) = request["bounds"]  # type: ignore[misc]
+    assert west < 36.7 < 37.1 < east  # the story: Aleppo's pocket and the Fuaa-Kafraya enclave
+    app.run()
+    assert map_script(app) == first  # the same map: streamlit-folium keeps its frame
+    app.select_slider(key="at").set_value(utc(14)).run()
+    assert view_request(app) == request  # a new moment keeps the user's view
+
+
+def test_a_permalink_asks_for_its_view(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CORRIDOR_WORKSPACE", str(shipped_workspace))
+    app = AppTest.from_file(APP, default_timeout=60)
+    app.query_params.update(center="36.17,37.02", zoom="11")
+    app.run().run()
+    request = view_request(app)
+    assert (request["center"], request["zoom"]) == ([36.17, 37.02], 11.0)
+    assert (app.query_params["center"], app.query_params["zoom"]) == ("36.17000,37.02000", "11")
+    monkeypatch.setenv("CORRIDOR_WORKSPACE", str(shipped_workspace))
+    other = AppTest.from_file(APP, default_timeout=60)
+    other.query_params.update(center="36.17,37.02", zoom="60")  # out of range: only the centre
+    other.run().run()
+    assert "zoom" not in view_request(other)
+
+
+def test_a_link_to_a_convoy_opens_on_it_and_reset_frames_the_story(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CORRIDOR_WORKSPACE", str(shipped_workspace))
+    app = AppTest.from_file(APP, default_timeout=60)
+    app.query_params["convoy"] = "convoy-1"
+    app.run().run()
+    on_convoy = view_request(app)
+    (_, west), (_, east) = on_convoy["bounds"]  # type: ignore[misc]
+    assert (west, east) == pytest.approx((37.03, 37.14953))
+    assert on_convoy["maxZoom"] == 13
+    app.button(key="reset_view").click().run()
+    story = view_request(app)
+    assert story["token"] != on_convoy["token"]
+    (_, west), (_, east) = story["bounds"]  # type: ignore[misc]
+    assert west < 36.7
+    app.run()
+    assert view_request(app) == story  # asked once: the next run does not ask again

@@ -184,7 +184,7 @@ def test_html_renders_offline_from_disk_in_chromium(
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.route("**/*", only_local)
         page.goto(path.as_uri(), wait_until="load")
-        page.locator(".leaflet-container").wait_for(timeout=15_000)
+        page.locator(".folium-map").wait_for(timeout=15_000)
         assert page.locator(".leaflet-control-layers").is_visible()
         page.locator("path.leaflet-interactive").first.wait_for(timeout=15_000)
         assert page.locator("path.leaflet-interactive").count() > 0

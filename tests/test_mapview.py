@@ -372,6 +372,34 @@ def test_convoy_near_finds_nothing_far_away(shipped: Scenario) -> None:
     assert mapview.convoy_near(shipped, nothing, 36.16, 37.095) is None
 
 
+def test_a_click_selects_the_convoy_its_tooltip_names(shipped: Scenario) -> None:
+    view = MapView(at=utc(13))
+    on_the_route = (36.16, 37.095)
+    route_tip = "Second convoy (followed the first) — not departed"
+    assert mapview.convoy_clicked(shipped, view, *on_the_route, route_tip, 11) == "convoy-2"
+    marker_tip = "First convoy: ambulances and buses — under way, about 46% of the route"
+    assert mapview.convoy_clicked(shipped, view, *on_the_route, marker_tip, 11) == "convoy-1"
+    cross_tip = "Collapsed first evacuation attempt (Wed 14 Dec, morning): cancelled"
+    picked = mapview.convoy_clicked(shipped, view, *on_the_route, cross_tip, 11)
+    assert picked == "attempt-2016-12-14"
+
+
+def test_a_click_on_a_zone_or_place_beside_a_route_selects_nothing(shipped: Scenario) -> None:
+    view = MapView(at=utc(13))
+    aleppo = (36.20124, 37.16117)  # under 3 km from convoy-1's start
+    for tip in ("Aleppo (city)", "Government-held Aleppo (government)"):
+        assert mapview.convoy_clicked(shipped, view, *aleppo, tip, 9) is None
+
+
+def test_without_a_tooltip_a_click_takes_the_convoy_within_a_few_pixels(
+    shipped: Scenario,
+) -> None:
+    view = MapView(at=utc(13))
+    beside = (36.175, 37.095)  # about 1.6 km north of convoy-1's second leg
+    assert mapview.convoy_clicked(shipped, view, *beside, None, 9) == "convoy-1"  # 12 px: 2.9 km
+    assert mapview.convoy_clicked(shipped, view, *beside, None, 13) is None  # 12 px: 180 m
+
+
 def test_selected_layers_from_streamlit_folium() -> None:
     corridor = [
         {"name": "routes", "url": "corridor"},

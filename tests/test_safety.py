@@ -153,7 +153,7 @@ def test_opening_every_popup_and_tooltip_runs_nothing(
     path.write_text(html, encoding="utf-8")
     page = offline_page.page
     page.goto(path.as_uri(), wait_until="load")
-    page.locator(".leaflet-container").wait_for(timeout=15_000)
+    page.locator(".folium-map").wait_for(timeout=15_000)
     opened = page.evaluate(OPEN_EVERYTHING)
     page.wait_for_timeout(500)
     pwned = page.evaluate("window.__pwned")

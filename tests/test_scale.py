@@ -220,7 +220,7 @@ def test_events_are_drawn_in_every_kind_of_page(
     page.goto(page_file.as_uri(), wait_until="load")
     page.wait_for_function("window.corridorReady === true")
     drawn = page.evaluate(
-        "document.querySelector('.leaflet-container').getAttribute('data-corridor-events')"
+        "document.querySelector('.folium-map').getAttribute('data-corridor-events')"
     )
     assert drawn is not None, "the events were not drawn"
     assert int(drawn) > 0
@@ -239,7 +239,7 @@ def test_lean_routes_are_drawn_in_every_kind_of_page(
     page = offline_page.page
     page.goto(page_file.as_uri(), wait_until="load")
     page.wait_for_function("window.corridorReady === true")
-    container = page.locator(".leaflet-container")
+    container = page.locator(".folium-map")
     drawn = container.get_attribute("data-corridor-legs")
     assert drawn is not None, "the legs were not drawn"
     assert 0 < int(drawn) <= len(mapview.shown(big, view).convoys)
@@ -257,7 +257,7 @@ def test_lean_routes_are_drawn_in_every_kind_of_page(
             "[34.8, 38.9], 12, {animate: false})"
         )
         page.wait_for_function(
-            f"document.querySelector('.leaflet-container').dataset.corridorLegs !== '{drawn}'"
+            f"document.querySelector('.folium-map').dataset.corridorLegs !== '{drawn}'"
         )
         assert int(container.get_attribute("data-corridor-legs") or 0) < int(drawn)
     assert offline_page.errors == []
@@ -294,7 +294,7 @@ def test_a_picture_clusters_events_as_the_map_does_on_one_unpadded_canvas(
         page.goto(page_file.as_uri(), wait_until="load")
         page.wait_for_function("window.corridorReady === true")
         page.wait_for_function(f"!{MAP}._animatingZoom")  # an interactive map zooms to fit
-        shown = int(page.locator(".leaflet-container").get_attribute("data-corridor-events") or 0)
+        shown = int(page.locator(".folium-map").get_attribute("data-corridor-events") or 0)
         clusters = cluster_labels(page)
         assert 0 < len(clusters) < shown, "expected clusters and single events both"
         canvases = page.evaluate(

@@ -1,0 +1,291 @@
+"""Map furniture: title and legend panels, place labels, popups clear of them, a locator inset."""
+
+from __future__ import annotations
+
+from branca.element import MacroElement
+from jinja2 import Template
+
+from geo import basemap
+
+LOCATOR_FRAME = [[32.2, 35.4], [37.5, 42.6]]
+"""What the locator inset shows: Syria and the edges of its neighbours."""
+WHEN_STYLED_JS = """
+function whenStyled(run) {
+    var pending = Array.prototype.filter.call(
+        document.querySelectorAll('link[rel="stylesheet"]'),
+        function(link) { return !link.sheet; });
+    var left = pending.length;
+    if (!left) { run(); return; }
+    function done() { left -= 1; if (left === 0) { run(); } }
+    pending.forEach(function(link) {
+        link.addEventListener('load', done);
+        link.addEventListener('error', done);
+    });
+}
+"""
+"""`whenStyled(run)`: run once the page's stylesheets are in. streamlit-folium adds the map's
+stylesheet links and runs its script at once, so sizes and places measured before would be
+those of an unstyled page (controls stacked as blocks, markers as wide as the map)."""
+
+
+class Panel(MacroElement):
+    """A Leaflet control holding ready-made (escaped) HTML: the title, the legend, the arrow.
+
+    `first` puts it at the top of its corner (the title above the zoom buttons). A `foldable`
+    panel's `.corridor-fold` button folds it to its heading; the tab remembers the choice
+    (sessionStorage) when the map is drawn again.
+    """
+
+    _template = Template(
+        """
+        {% macro script(this, kwargs) %}
+        (function(map) {
+            var panel = L.control({position: {{ this.position|tojson }}});
+            panel.onAdd = function() {
+                var div = L.DomUtil.create('div', {{ this.css_class|tojson }});
+                div.innerHTML = {{ this.html|tojson }};
+                L.DomEvent.disableClickPropagation(div);
+                L.DomEvent.disableScrollPropagation(div);
+                return div;
+            };
+            panel.addTo(map);
+            var div = panel.getContainer();
+            {%- if this.first %}
+            div.parentNode.insertBefore(div, div.parentNode.firstChild);
+            {%- endif %}
+            {%- if this.foldable %}
+            var key = 'corridor-folded:' + {{ this.css_class|tojson }};
+            var button = div.querySelector('.corridor-fold');
+            function show(folded) {
+                div.classList.toggle('corridor-folded', folded);
+                button.setAttribute('aria-expanded', folded ? 'false' : 'true');
+            }
+            try { show(window.sessionStorage.getItem(key) === '1'); } catch (error) { show(false); }
+            L.DomEvent.on(button, 'click', function() {
+                var folded = !div.classList.contains('corridor-folded');
+                show(folded);
+                try { window.sessionStorage.setItem(key, folded ? '1' : '0'); }
+                catch (error) { /* remembered until the map is drawn again */ }
+            });
+            {%- endif %}
+        })({{ this._parent.get_name() }});
+        {% endmacro %}
+        """
+    )
+
+    def __init__(
+        self,
+        position: str,
+        css_class: str,
+        html: str,
+        *,
+        first: bool = False,
+        foldable: bool = False,
+    ) -> None:
+        super().__init__()
+        self._name = "Panel"
+        self.position, self.css_class, self.html = position, css_class, html
+        self.first, self.foldable = first, foldable
+
+
+class PlaceLabels(MacroElement):
+    """Place names beside their symbols, never under a symbol or another name.
+
+    Each `.corridor-label` (drawn with its place's symbol) tries the right, the left, above and
+    below its symbol, in the order of its `data-rank` (cities first), and is hidden where none
+    is free; a base-map town name is hidden where it would meet a place's symbol or name.
+    Placed again after every zoom and whenever an overlay is switched.
+    """
+
+    _template = Template(
+        """
+        {% macro script(this, kwargs) %}
+        (function(map) {
+            var SPOTS = ['right', 'left', 'above', 'below'];
+            function box(element) {
+                var r = element.getBoundingClientRect();
+                return {l: r.left - 1, t: r.top - 1, r: r.right + 1, b: r.bottom + 1,
+                        empty: !r.width || !r.height};
+            }
+            function meets(a, taken) {
+                return taken.some(function(b) {
+                    return a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b;
+                });
+            }
+            function place() {
+                var root = map.getContainer();
+                var taken = [];
+                root.querySelectorAll('.corridor-symbol > svg').forEach(function(symbol) {
+                    var b = box(symbol);
+                    if (!b.empty) { taken.push(b); }
+                });
+                var labels = Array.prototype.slice.call(root.querySelectorAll('.corridor-label'));
+                labels.sort(function(a, b) { return a.dataset.rank - b.dataset.rank; });
+                labels.forEach(function(label) {
+                    label.style.visibility = 'hidden';
+                    for (var i = 0; i < SPOTS.length; i++) {
+                        label.className = 'corridor-label corridor-label-' + SPOTS[i];
+                        var b = box(label);
+                        if (b.empty) { return; }
+                        if (!meets(b, taken)) {
+                            taken.push(b);
+                            label.style.visibility = '';
+                            return;
+                        }
+                    }
+                });
+                root.querySelectorAll('.corridor-town').forEach(function(town) {
+                    var b = box(town);
+                    var free = b.empty || !meets(b, taken);
+                    town.style.visibility = free ? '' : 'hidden';
+                    if (free && !b.empty) { taken.push(b); }
+                });
+            }
+            {{ this.when_styled }}
+            map.on('zoomend overlayadd overlayremove', place);
+            whenStyled(place);
+        })({{ this._parent.get_name() }});
+        {% endmacro %}
+        """
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._name = "PlaceLabels"
+        self.when_styled = WHEN_STYLED_JS
+
+
+class ClearPopups(MacroElement):
+    """A popup opens clear of the map's panels, and its layer's tooltip waits until it closes.
+
+    Leaflet keeps a popup inside the map but not out from under a control: one opened near the
+    title lost its Source rows under it. The map is panned by the overlap instead.
+    """
+
+    _template = Template(
+        """
+        {% macro script(this, kwargs) %}
+        (function(map) {
+            map.on('popupopen', function(event) {
+                var popup = event.popup, source = popup._source;
+                if (source && source.getTooltip && source.getTooltip()) {
+                    source._corridorTip = source.getTooltip();
+                    source.unbindTooltip();
+                }
+                var p = popup.getElement().getBoundingClientRect();
+                var shift = 0;
+                map.getContainer().querySelectorAll('.leaflet-control').forEach(function(c) {
+                    var r = c.getBoundingClientRect();
+                    if (!r.width || r.right <= p.left || p.right <= r.left ||
+                        r.bottom <= p.top || p.bottom <= r.top) { return; }
+                    var box = map.getContainer().getBoundingClientRect();
+                    var upper = r.top - box.top < box.bottom - r.bottom;
+                    var need = upper ? r.bottom + 8 - p.top : -(p.bottom - (r.top - 8));
+                    if (Math.abs(need) > Math.abs(shift)) { shift = need; }
+                });
+                if (shift) { map.panBy([0, -shift], {animate: false}); }
+            });
+            map.on('popupclose', function(event) {
+                var source = event.popup._source;
+                if (source && source._corridorTip) {
+                    source.bindTooltip(source._corridorTip);
+                    source._corridorTip = null;
+                }
+            });
+        })({{ this._parent.get_name() }});
+        {% endmacro %}
+        """
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._name = "ClearPopups"
+
+
+class Locator(MacroElement):
+    """A small map of Syria in a corner with the main map's extent on it (as OCHA maps have).
+
+    Drawn from the offline base's country outlines; where the extent is only a few pixels
+    wide on the inset it is marked by a dot.
+    """
+
+    _template = Template(
+        """
+        {% macro script(this, kwargs) %}
+        (function(map, data) {
+            var inset = L.control({position: {{ this.position|tojson }}});
+            inset.onAdd = function() {
+                var div = L.DomUtil.create('div', 'corridor-locator');
+                div.setAttribute('aria-label', 'Locator map: the extent of this map in Syria');
+                return div;
+            };
+            inset.addTo(map);
+            var mini = L.map(inset.getContainer(), {
+                zoomControl: false, attributionControl: false, dragging: false,
+                scrollWheelZoom: false, doubleClickZoom: false, boxZoom: false,
+                keyboard: false, touchZoom: false, zoomSnap: 0, zoomAnimation: false,
+                fadeAnimation: false, inertia: false
+            });
+            mini.fitBounds({{ this.frame|tojson }}, {animate: false});
+            L.geoJSON(data.countries, {interactive: false, style: function(f) {
+                return {color: '#8c8c8c', weight: 0.6, fillOpacity: 1,
+                        fillColor: f.properties.iso_a3 === 'SYR' ? '#fbfaf6' : '#ebe8e1'};
+            }}).addTo(mini);
+            var extent = L.rectangle(map.getBounds(), {color: '#D55E00', weight: 2,
+                fillOpacity: 0.15, interactive: false}).addTo(mini);
+            var dot = L.circleMarker(map.getCenter(), {radius: 4, color: '#D55E00',
+                fillOpacity: 1, interactive: false});
+            function follow() {
+                var bounds = map.getBounds();
+                extent.setBounds(bounds);
+                var nw = mini.latLngToContainerPoint(bounds.getNorthWest());
+                var se = mini.latLngToContainerPoint(bounds.getSouthEast());
+                var small = Math.min(se.x - nw.x, se.y - nw.y) < 6;
+                dot.setLatLng(map.getCenter());
+                if (small) { dot.addTo(mini); } else { dot.remove(); }
+            }
+            map.on('moveend', follow);
+            follow();
+        })({{ this._parent.get_name() }}, window.{{ this.data_global }});
+        {% endmacro %}
+        """
+    )
+
+    def __init__(self, position: str = "bottomleft") -> None:
+        super().__init__()
+        self._name = "Locator"
+        self.position = position
+        self.frame = LOCATOR_FRAME
+        self.data_global = basemap.GLOBAL
+
+
+FURNITURE_CSS = """
+.corridor-title,.corridor-legend{background:rgba(255,255,255,.93);padding:6px 9px;
+  border-radius:4px;box-shadow:0 1px 4px rgba(0,0,0,.3)}
+.corridor-title-main{font-weight:600;font-size:14px}
+.corridor-title-sub{color:#444}
+.corridor-legend{max-width:230px;font-size:11px;line-height:1.2}
+.corridor-legend-title,.corridor-fold{font-weight:600;margin:0 0 3px;font-size:11px}
+.corridor-fold{display:block;width:100%;border:0;background:none;padding:0;text-align:left;
+  cursor:pointer;color:inherit;font-family:inherit}
+.corridor-fold::after{content:" \\25BE";color:#666}
+.corridor-folded .corridor-fold::after{content:" \\25B8"}
+.corridor-folded .corridor-legend-body{display:none}
+.corridor-folded .corridor-fold{margin:0}
+.corridor-legend-row{display:flex;align-items:center;gap:6px;margin:2px 0}
+.corridor-legend-row svg{display:block}
+.corridor-legend-group{margin:3px 0;line-height:1.5}
+.corridor-legend-cell{display:inline-flex;align-items:center;gap:3px;margin-right:7px;
+  white-space:nowrap;vertical-align:middle}
+.corridor-credit{margin-top:5px;color:#666;font-size:10px}
+.corridor-label{position:absolute;white-space:nowrap;pointer-events:none;color:#1a1a1a;
+  font:600 11px/1.15 system-ui,sans-serif;
+  text-shadow:0 0 2px #fff,0 0 2px #fff,0 0 3px #fff,0 0 3px #fff}
+.corridor-label-right{left:17px;top:50%;transform:translateY(-50%)}
+.corridor-label-left{right:17px;top:50%;transform:translateY(-50%)}
+.corridor-label-above{bottom:17px;left:50%;transform:translateX(-50%)}
+.corridor-label-below{top:17px;left:50%;transform:translateX(-50%)}
+.corridor-locator{width:170px;height:128px;border:1px solid #777;border-radius:3px;
+  box-shadow:0 1px 4px rgba(0,0,0,.3);background:#d4e4ee}
+.leaflet-interactive:focus:not(:focus-visible){outline:none}
+"""
