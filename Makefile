@@ -5,10 +5,15 @@ PY := $(VENV)/bin/python
 SCENARIO := data/scenarios/aleppo-2016-12
 PORT ?= 8501
 
-.PHONY: run test install install-dev gazetteer workspace chromium check lint typecheck pytest clean
+.PHONY: run prepare test install install-dev gazetteer workspace chromium chromium-if-possible \
+	check lint typecheck pytest clean
 
-run: install gazetteer workspace
+run: prepare
 	$(VENV)/bin/streamlit run dashboard.py --server.port $(PORT) --server.headless true
+
+# Everything `make run` needs before it serves: the runtime, the gazetteer's index, the
+# workspace, and Chromium for PNG/PDF snapshots (tests/test_install.py runs this on a clone).
+prepare: install gazetteer workspace chromium-if-possible
 
 test: install-dev gazetteer chromium check
 
@@ -51,6 +56,11 @@ workspace: install
 chromium:
 	@scripts/ensure-tool.sh chromium "browser tests and PNG/PDF snapshots" \
 	  chromium chromium-browser google-chrome
+
+# The dashboard runs without Chromium: its PNG and PDF buttons then say how to install it.
+chromium-if-possible:
+	@scripts/ensure-tool.sh chromium "PNG and PDF snapshots" chromium chromium-browser google-chrome \
+	  || echo "Corridor: no Chromium, so PNG and PDF exports will say how to install it."
 
 check: lint typecheck pytest
 

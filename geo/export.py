@@ -310,8 +310,14 @@ class Browser:
             return self._chromium
         self._pages.clear()  # they went with the browser
         executable = find_chromium()
-        from playwright.sync_api import sync_playwright
-
+        try:
+            from playwright.sync_api import sync_playwright
+        except ImportError as error:
+            raise ExportError(
+                "PNG and PDF snapshots need the Python package playwright, which is not "
+                f"installed here ({error}); install Corridor's requirements with `make install` "
+                "or `pip install -r requirements.txt`"
+            ) from error
         try:
             self._playwright = self._playwright or sync_playwright().start()
             self._chromium = self._playwright.chromium.launch(

@@ -442,3 +442,20 @@ def test_a_link_to_a_convoy_opens_on_it_and_reset_frames_the_story(
     assert west < 36.7
     app.run()
     assert view_request(app) == story  # asked once: the next run does not ask again
+
+
+def test_a_picture_that_cannot_be_made_says_why_and_the_page_stays(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from geo import export
+    from geo.errors import ExportError
+
+    def no_playwright(snapshot: object, fmt: str) -> bytes:
+        raise ExportError("PNG and PDF snapshots need the Python package playwright")
+
+    app = run_app(shipped_workspace, monkeypatch)
+    monkeypatch.setattr(export, "render", no_playwright)
+    app.button(key="make_png").click().run()
+    assert not app.exception
+    assert any("need the Python package playwright" in e.value for e in app.error)
+    assert app.dataframe(key="convoy_table")  # what comes below the export is still there

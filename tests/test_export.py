@@ -12,6 +12,7 @@ import html
 import importlib.util
 import io
 import json
+import sys
 import re
 import zipfile
 from collections import Counter
@@ -381,6 +382,16 @@ def test_png_without_chromium_says_how_to_install_it(
         export.export(snap(scenario, width=320, height=200), "png", out)
     assert "CORRIDOR_CHROMIUM" in str(caught.value)
     assert list(out.iterdir()) == []
+
+
+def test_png_without_playwright_says_how_to_install_it(
+    scenario: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "playwright.sync_api", None)  # import fails, as if missing
+    monkeypatch.setattr(export, "_BROWSER", None)
+    with pytest.raises(ExportError, match=r"need the Python package playwright.*make install"):
+        export.export(snap(scenario, width=320, height=200), "png", tmp_path)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_failing_render_leaves_no_file(
