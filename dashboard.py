@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 from streamlit_folium import st_folium
 
-from geo import assets, bulk, changes, export, mapview, tables, timeline, tracking
+from geo import bulk, changes, export, mapview, tables, timeline, tracking
 from geo._html import markdown_literal
 from geo.analysis import RiskRules
 from geo.errors import CorridorError, ProblemLog
@@ -22,6 +22,7 @@ from geo.scenario import read_scenario
 from geo.settings import Settings
 from geo.viewport import ViewRequest
 from geo.workspace import Workspace, add_positions, positions
+from pages.shared.session import published_assets
 
 SETTINGS = Settings.from_environment()
 MAP_HEIGHT = 620
@@ -71,13 +72,6 @@ def settled(scenario: Scenario) -> Scenario:
     return scenario
 
 
-@st.cache_resource(show_spinner=False)
-def published_assets() -> str:
-    """Leaflet, plugins and the base map copied once into Streamlit's static folder."""
-    assets.publish(assets.STREAMLIT_STATIC)
-    return assets.STREAMLIT_URL
-
-
 def moments(scenario: Scenario) -> list[datetime]:
     return list(tables.step_labels(scenario))
 
@@ -109,8 +103,8 @@ def init_state(scenario: Scenario) -> None:
         return  # (Streamlit drops a page's widget state when another page is opened)
     params = st.query_params
     steps = moments(scenario)
-    at = _parse_time(params.get("at")) or timeline.opening_moment(scenario)
-    ss.at = timeline.nearest_step(steps, at)
+    at = _parse_time(params.get("at"))
+    ss.at = timeline.nearest_step(steps, at) if at else timeline.opening_step(scenario)
     wanted = params.get("layers")
     layers = set(wanted.split(",")) & set(ALL_LAYERS) if wanted is not None else set(DEFAULT_LAYERS)
     for key in ALL_LAYERS:
@@ -604,6 +598,9 @@ def details(scenario: Scenario, view: MapView) -> None:
     convoy = next(c for c in scenario.convoys if c.id == view.selected)
     frame = tables.convoys_table(scenario, view.at).set_index("id").loc[[convoy.id]].T
     st.markdown(f"**Selected:** {markdown_literal(convoy.label)}")
+    note = mapview.state_note(timeline.convoy_at(scenario, convoy, view.at))
+    if note:
+        st.caption(markdown_literal(note))
     st.table(frame.rename(columns={convoy.id: ""}))
     if st.button("Clear selection", key="clear"):
         ss.selected = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 _INERT = str.maketrans(
@@ -48,11 +48,16 @@ def card(
 
 
 def times(moment: datetime | None, zone: str) -> str:
-    """'15 Dec 2016 14:30 EET (12:30 UTC)', or '' for an unknown time."""
+    """'15 Dec 2016 14:30 EET (12:30 UTC)', or '' for an unknown time.
+
+    The UTC side carries its own date where it falls on another day than the local one:
+    '16 Dec 2016 00:00 EET (15 Dec 22:00 UTC)'.
+    """
     if moment is None:
         return ""
-    local = moment.astimezone(ZoneInfo(zone))
-    return f"{local:%d %b %Y %H:%M} {local.tzname()} ({moment:%H:%M} UTC)"
+    local, utc = moment.astimezone(ZoneInfo(zone)), moment.astimezone(UTC)
+    utc_text = f"{utc:%H:%M}" if utc.date() == local.date() else f"{utc:%d %b %H:%M}"
+    return f"{local:%d %b %Y %H:%M} {local.tzname()} ({utc_text} UTC)"
 
 
 CARD_CSS = """

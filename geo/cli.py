@@ -93,7 +93,9 @@ def _parser() -> argparse.ArgumentParser:
     snapshot.add_argument("--format", required=True, choices=FORMAT_CHOICES)
     snapshot.add_argument("--out", type=Path, required=True, help="a file, or a folder")
     snapshot.add_argument("--scenario", help="which scenario of a workspace")
-    snapshot.add_argument("--at", help="the moment, ISO 8601 with offset (default: opening)")
+    snapshot.add_argument(
+        "--at", help="the moment, ISO 8601 with offset (default: the step the dashboard opens on)"
+    )
     snapshot.add_argument(
         "--layers", help="comma-separated overlays (default: all but risk, the route analysis)"
     )
@@ -118,7 +120,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     risk.add_argument("source", type=Path, help="a scenario folder or a workspace .gpkg")
     risk.add_argument("--scenario", help="which scenario of a workspace")
-    risk.add_argument("--at", help="the moment, ISO 8601 with offset (default: opening)")
+    risk.add_argument(
+        "--at", help="the moment, ISO 8601 with offset (default: the step the dashboard opens on)"
+    )
     risk.add_argument("--buffer-km", type=float, default=5.0, help="events this near (default 5)")
     risk.add_argument("--days", type=int, default=7, help="events of the last N days (default 7)")
     risk.add_argument("--json", action="store_true", help="print one JSON object")
@@ -225,7 +229,7 @@ def _analyse(args: argparse.Namespace) -> int:
     from geo import analysis, timeline
 
     scenario = _load_source(args.source, args.scenario)
-    at = _moment(args.at) if args.at else timeline.opening_moment(scenario)
+    at = _moment(args.at) if args.at else timeline.opening_step(scenario)
     rules = analysis.RiskRules(buffer_km=args.buffer_km, days=args.days)
     risks = analysis.analyse(scenario, at, rules=rules)
     if args.json:
@@ -375,7 +379,7 @@ def _export(args: argparse.Namespace) -> int:
     from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, MapView
 
     scenario = _load_source(args.source, args.scenario)
-    at = _moment(args.at) if args.at else timeline.opening_moment(scenario)
+    at = _moment(args.at) if args.at else timeline.opening_step(scenario)
     layers = frozenset(DEFAULT_LAYERS)
     if args.layers is not None:
         wanted = [key.strip() for key in args.layers.split(",") if key.strip()]

@@ -35,10 +35,12 @@ EXTENSIONS = {"csv": "csv.zip"}
 PAPER = {"A4": (297, 210), "A3": (420, 297)}  # landscape, millimetres
 PX_PER_MM = 96 / 25.4
 PRODUCER = "Corridor"
-NOTE = (
+ENDORSEMENT_NOTE = (
     "Boundaries, names and designations on this map do not imply endorsement or acceptance "
-    "by Corridor or its users. Dashed lines and outlines are approximate: placed by reading "
-    "the sources, not surveyed."
+    "by Corridor or its users."
+)
+APPROXIMATE_NOTE = (
+    "Dashed lines and outlines are approximate: placed by reading the sources, not surveyed."
 )
 TILE_WAIT_MS = 3000
 RENDER_TIMEOUT_MS = 20_000
@@ -128,6 +130,8 @@ def page_html(snapshot: Snapshot, *, paper: str | None = None, still: bool = Fal
     size = _page_size(snapshot, paper)
     still_css = _STILL_CSS if still else ""
     root.header.add_child(Element(f"<style>{_SHEET_CSS}{size}{still_css}</style>"))
+    title = f"{scenario.title} — as of {times(view.at, scenario.timezone)}"
+    root.header.add_child(Element(f"<title>{esc(title)}</title>"), name="title", index=0)
     root.html.add_child(Element(_head_html(snapshot)), index=0)
     root.html.add_child(Element(_foot_html(snapshot)))
     root.script.add_child(Element(_READY_JS))
@@ -154,6 +158,21 @@ def _head_html(snapshot: Snapshot) -> str:
     )
 
 
+def disclaimer(scenario_text: str) -> str:
+    """The scenario's disclaimer, with Corridor's notes on what it does not already say.
+
+    A scenario disclaimer that speaks of endorsement (or of approximate lines) is not followed
+    by Corridor's own sentence on the same thing, so a printed footer says each thing once.
+    """
+    said = scenario_text.lower()
+    notes = [
+        note
+        for note, word in ((APPROXIMATE_NOTE, "approximate"), (ENDORSEMENT_NOTE, "endorse"))
+        if word not in said
+    ]
+    return " ".join([scenario_text.strip(), *notes]).strip()
+
+
 def _foot_html(snapshot: Snapshot) -> str:
     scenario = snapshot.scenario
     sources = "; ".join(
@@ -166,7 +185,7 @@ def _foot_html(snapshot: Snapshot) -> str:
     return (
         '<footer class="sheet-foot">'
         f"<p><b>Sources:</b> {sources}</p>"
-        f"<p>{esc(NOTE)} {esc(scenario.disclaimer)}</p>"
+        f"<p>{esc(disclaimer(scenario.disclaimer))}</p>"
         f"<p>Made with {PRODUCER} on {made} · {esc(' · '.join(credits))}</p>"
         "</footer>"
     )

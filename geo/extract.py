@@ -33,6 +33,8 @@ COUNT_NOUNS = {
     "busloads", "lorries", "elderly",
 }  # fmt: skip
 VEHICLES = {"vehicles", "buses", "ambulances", "convoys", "trucks", "cars", "busloads", "lorries"}
+CONVOYS = {"convoy", "convoys"}
+"""A count of convoys ("three convoys left") is neither vehicles nor people."""
 UNITS = {
     "km", "kilometres", "kilometers", "kilometre", "kilometer", "miles", "mile", "metres",
     "meters", "years", "year", "months", "month", "days", "day", "hours", "hour", "minutes",
@@ -609,7 +611,7 @@ def find_convoys(
                 destination=roles.get("destination", ""),
                 via=roles.get("via", []),
                 vehicles=[_count_text(f) for f in counted if _is_vehicle(f)],
-                people=[_count_text(f) for f in counted if not _is_vehicle(f)],
+                people=[_count_text(f) for f in counted if _is_people(f)],
                 time=moments[0].text if moments else "",
             )
         )
@@ -633,7 +635,13 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
 
 
 def _is_vehicle(figure: FigureMention) -> bool:
-    return any(word in VEHICLES for word in figure.what.lower().split())
+    words = figure.what.lower().split()
+    return any(word in VEHICLES for word in words) and not any(word in CONVOYS for word in words)
+
+
+def _is_people(figure: FigureMention) -> bool:
+    words = figure.what.lower().split()
+    return not any(word in VEHICLES or word in CONVOYS for word in words)
 
 
 def _count_text(figure: FigureMention) -> str:
@@ -712,10 +720,10 @@ def draft_rows(found: Extraction) -> list[dict[str, Any]]:
             f for f in found.figures if draft.start <= f.start < draft.start + len(draft.sentence)
         ]
         vehicles = [f for f in inside if _is_vehicle(f)]
-        people = [f for f in inside if not _is_vehicle(f)]
+        people = [f for f in inside if _is_people(f)]
         rows.append({
             "add": False,
-            "label": f"Convoy {number}: {draft.origin or '?'} to {draft.destination or '?'}",
+            "label": draft_label(number, draft.origin, draft.destination),
             "origin": draft.origin, "destination": draft.destination, "via": ";".join(draft.via),
             "status": "planned", "confidence": "low",
             "vehicles": _count_only(vehicles[0]) if vehicles else "",
@@ -723,6 +731,28 @@ def draft_rows(found: Extraction) -> list[dict[str, Any]]:
             "time": draft.time, "sentence": draft.sentence,
         })  # fmt: skip
     return rows
+
+
+def draft_label(number: int, origin: str, destination: str) -> str:
+    """'Convoy 2: Aleppo to Idlib', 'Convoy 2 to Idlib', 'Convoy 2 from Aleppo' or 'Convoy 2'."""
+    if origin and destination:
+        return f"Convoy {number}: {origin} to {destination}"
+    if destination:
+        return f"Convoy {number} to {destination}"
+    return f"Convoy {number} from {origin}" if origin else f"Convoy {number}"
+
+
+def repeats(scenario: Any, sentence: str) -> str | None:
+    """The convoy of `scenario` whose quote already holds `sentence` (a draft read twice)."""
+    wanted = _plain(sentence)
+    if len(wanted) < 20:
+        return None
+    return next((c.id for c in scenario.convoys if wanted in _plain(c.quote)), None)
+
+
+def _plain(text: str) -> str:
+    """Text compared as words: case, quotes, dashes and spacing aside."""
+    return " ".join(re.findall(r"\w+", text.lower()))
 
 
 def _count_only(figure: FigureMention) -> str:

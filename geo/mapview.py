@@ -358,8 +358,8 @@ def convoy_card(item: ConvoyAt, scenario: Scenario) -> str:
     names = {place.id: place.name for place in scenario.places}
     counts = [(label.capitalize(), count_text(getattr(convoy, label))) for label in CONVOY_COUNTS]
     facts = [
-        ("State now", item.state.value),
-        ("Reported status", convoy.status.value.replace("_", " ")),
+        ("At this moment", item.state.value),
+        ("Latest reported status", convoy.status.value.replace("_", " ")),
         ("From", names.get(convoy.origin, "not stated")),
         ("Via", ", ".join(names[p] for p in convoy.via)),
         ("To", names[convoy.destination]),
@@ -371,7 +371,18 @@ def convoy_card(item: ConvoyAt, scenario: Scenario) -> str:
         ("Confidence", convoy.confidence.value),
         ("Source", ", ".join(convoy.source)),
     ]
-    return card(convoy.label, facts, quote=convoy.quote)
+    return card(convoy.label, facts, note=state_note(item), quote=convoy.quote)
+
+
+def state_note(item: ConvoyAt) -> str:
+    """Why the state at the moment differs from the latest reported status, when it does."""
+    status = item.convoy.status.value.replace("_", " ")
+    if item.state.value == status:
+        return ""
+    return (
+        f"At the moment shown it was {item.state.value}, by its reported times; the latest "
+        f"report on it says {status}."
+    )
 
 
 def _route(leg: Route, item: ConvoyAt, scenario: Scenario) -> list[Item]:
@@ -474,7 +485,7 @@ def _risk(risk: analysis.RouteRisk) -> list[Item]:
     ground = [(k.replace("_", " "), f"{v:.2f} km") for k, v in risk.by_control_km.items() if v > 0]
     facts = [
         ("Level", risk.level.upper() + (" — ALERT" if risk.alert else "")),
-        ("State now", risk.state),
+        ("At this moment", risk.state),
         ("Length", f"{risk.length_km:.2f} km"),
         *ground,
         ("Front lines crossed", str(risk.front_line_crossings)),

@@ -56,12 +56,16 @@ def _names(scenario: Scenario) -> dict[str, str]:
 
 
 def convoys_table(scenario: Scenario, at: datetime | None = None) -> pd.DataFrame:
-    """One row per convoy; with `at`, its state at that moment comes first."""
+    """One row per convoy; with `at`, its state at that moment comes first.
+
+    That state follows from the convoy's times; `status` is what the latest report says of it
+    (a convoy that arrived in the afternoon has 'not departed' at noon beside 'arrived').
+    """
     fixed = _memo.derived(scenario.convoys, "convoys-table", lambda: _convoy_rows(scenario))
     frame = fixed.copy()
     if at is not None:
         states = [timeline.state_at(convoy, at).value for convoy in scenario.convoys]
-        frame.insert(2, "state now", states)
+        frame.insert(2, "state at this moment", states)
     return frame
 
 
@@ -217,7 +221,8 @@ def headline_metrics(scenario: Scenario, at: datetime) -> list[Metric]:
     states = head.convoys
     under_way = states.get(ConvoyState.UNDER_WAY, 0)
     waiting = states.get(ConvoyState.NOT_DEPARTED, 0) + states.get(ConvoyState.PLANNED, 0)
-    stopped = states.get(ConvoyState.CANCELLED, 0) + states.get(ConvoyState.HALTED, 0)
+    halted, cancelled = states.get(ConvoyState.HALTED, 0), states.get(ConvoyState.CANCELLED, 0)
+    called_off = f"; {cancelled} called off before leaving (not counted)" if cancelled else ""
     return [
         Metric(
             "Evacuated so far (reported)",
@@ -226,7 +231,7 @@ def headline_metrics(scenario: Scenario, at: datetime) -> list[Metric]:
         ),
         Metric("Arrived", str(states.get(ConvoyState.ARRIVED, 0)), "convoys arrived by then"),
         Metric("Under way", str(under_way), f"convoys; {waiting} more planned or not yet left"),
-        Metric("Stopped", str(stopped), "convoys cancelled or halted"),
+        Metric("Halted", str(halted), f"convoys stopped on the way{called_off}"),
         Metric(
             "Still trapped (reported)",
             _figures_text(head.trapped) or "no figure yet",

@@ -197,6 +197,11 @@ def opening_moment(scenario: Scenario) -> datetime:
     return depart + (arrive - depart) / 2
 
 
+def opening_step(scenario: Scenario, minutes: int = 15) -> datetime:
+    """The step of `steps` nearest `opening_moment`: where the dashboard and exports open."""
+    return nearest_step(steps(scenario, minutes), opening_moment(scenario))
+
+
 def nearest_step(moments: list[datetime], at: datetime) -> datetime:
     """The step closest to `at` (the slider only offers steps)."""
     return min(moments, key=lambda moment: abs(moment - at))

@@ -9,10 +9,13 @@ import pandas as pd
 import streamlit as st
 
 from geo import changes
+from geo._html import markdown_literal
 from geo.errors import CorridorError, ValidationError
-from geo.extract import Extraction, add_to_scenario, draft_rows, extract
+from geo.extract import Extraction, add_to_scenario, draft_rows, extract, repeats
+from geo.records import Scenario
 from geo.settings import Settings
 from geo.workspace import Workspace
+from pages.shared.session import who
 
 SETTINGS = Settings.from_environment()
 MAX_BYTES = 2_000_000
@@ -64,11 +67,18 @@ def main() -> None:
     st.title("From a report")
     st.caption("Corridor finds places, figures, times and convoys offline; nothing is added "
                "to the workspace until you tick rows and press “Add to workspace”.")  # fmt: skip
+    user = who("report")
     text, file_name = report_text()
-    published = st.date_input("Published", value=None, key="report_published")
+    published = st.date_input(
+        "Published", value=None, key="report_published",
+        help="The report's date: “Thursday” and “December 15” are read against it",
+    )  # fmt: skip
     title = st.text_input("Report title (for the source)", value=file_name, key="report_title")
     if not text.strip():
         return
+    if published is None:
+        st.warning("No publication date yet: weekdays and dates in the text are left unresolved, "
+                   "and drafts can be added once the date is set.")  # fmt: skip
     found = read(text, published)
     st.subheader("What was found")
     st.html(highlighted(text, found))
@@ -77,10 +87,14 @@ def main() -> None:
     columns[1].metric("Figures", len(found.figures))
     columns[2].metric("Convoy drafts", len(found.convoys))
     st.subheader("Convoy drafts: review, edit, tick the ones to add")
+    scenario = current_scenario()
     rows = pd.DataFrame(draft_rows(found))
     if rows.empty:
         st.info("No sentence about convoys, buses, ambulances or evacuations was found.")
         return
+    rows["already in workspace"] = [
+        (repeats(scenario, sentence) or "") if scenario else "" for sentence in rows["sentence"]
+    ]
     edited = st.data_editor(
         rows,
         key="drafts",
@@ -89,29 +103,56 @@ def main() -> None:
             "add": st.column_config.CheckboxColumn("Add"),
             "status": st.column_config.SelectboxColumn(options=STATUSES),
             "confidence": st.column_config.SelectboxColumn(options=CONFIDENCES),
+            "already in workspace": st.column_config.TextColumn(
+                disabled=True, help="The convoy whose quote already holds this sentence"
+            ),
             "sentence": st.column_config.TextColumn(disabled=True, width="large"),
         },
     )
     chosen = edited[edited["add"]].to_dict("records")
-    if st.button("Add to workspace", disabled=not chosen, key="add_drafts"):
-        add(found, chosen, title, published or date.today())
+    pressed = st.button("Add to workspace", disabled=not chosen or published is None,
+                        key="add_drafts")  # fmt: skip
+    if pressed and published is not None:
+        add(found, chosen, title, published, user)
 
 
-def add(found: Extraction, rows: list[dict[str, object]], title: str, published: date) -> None:
+def current_scenario() -> Scenario | None:
+    """The workspace's scenario the drafts would join, None when there is none to read."""
+    workspace = Workspace(SETTINGS.workspace)
+    if not workspace.exists():
+        return None
+    try:
+        return workspace.load(SETTINGS.default_scenario)
+    except CorridorError:
+        return None
+
+
+def add(
+    found: Extraction, rows: list[dict[str, object]], title: str, published: date, user: str
+) -> None:
+    """The ticked drafts into the workspace, as `user`; repeats of its convoys are left out."""
     workspace = Workspace(SETTINGS.workspace)
     try:
         scenario = workspace.load(SETTINGS.default_scenario)
-        added = add_to_scenario(scenario, found, rows, title=title, published=published)
+        fresh = [row for row in rows if not repeats(scenario, str(row["sentence"]))]
+        for row in rows:
+            if row not in fresh:
+                again = repeats(scenario, str(row["sentence"]))
+                left_out = f"Left out “{row['label']}”: its sentence is already the source of "
+                st.warning(markdown_literal(f"{left_out}convoy {again}."))
+        if not fresh:
+            return
+        added = add_to_scenario(scenario, found, fresh, title=title, published=published)
         edits = changes.edits_between(scenario, added)
-        who = str(st.session_state.get("who") or "the report page")
-        changes.commit(workspace, scenario.id, edits, who=who, note=f"convoys from {title}")
+        changes.commit(workspace, scenario.id, edits, who=user, note=f"convoys from {title}")
     except ValidationError as error:
         st.error(f"Nothing was added:\n\n{error}")
         return
     except CorridorError as error:
         st.error(f"The workspace could not be updated:\n\n{error}")
         return
-    st.success(f"Added {len(rows)} convoy(s) to {scenario.id}; open the map to see them.")
+    done = f"Added {len(fresh)} convoy(s) to {scenario.id} as {user}; open the map to see them, "
+    st.success(markdown_literal(done + "or undo them on the Import and edit page."))
 
 
 main()

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 from streamlit_folium import st_folium
 
-from geo import assets, changes, drawing, importing, tables, timeline
+from geo import changes, drawing, importing, tables, timeline
 from geo._html import markdown_literal
 from geo.errors import CorridorError, ValidationError
 from geo.importing import MAX_UPLOAD_BYTES, Options, Prepared
@@ -22,6 +22,7 @@ from geo.records import Confidence, Control, ConvoyStatus, RoutePrecision, Scena
 from geo.scenario import iso_local
 from geo.settings import Settings
 from geo.workspace import Workspace
+from pages.shared.session import published_assets, who
 
 SETTINGS = Settings.from_environment()
 FILE_TYPES = ["csv", "geojson", "json", "kml", "gpx", "gpkg", "zip"]
@@ -29,25 +30,11 @@ GUESS = "(guess from the file)"
 ss = st.session_state
 
 
-@st.cache_resource(show_spinner=False)
-def published_assets() -> str:
-    assets.publish(assets.STREAMLIT_STATIC)
-    return assets.STREAMLIT_URL
-
-
 @st.cache_resource(show_spinner="Loading the offline gazetteer…")
 def geocoder() -> Any:
     from geo.geocoding import OfflineGeocoder
 
     return OfflineGeocoder(country_bias="SY")
-
-
-def who() -> str:
-    """The name written in the change log: what the user typed, or this session's own label."""
-    if "session_label" not in ss:
-        ss.session_label = f"session-{uuid.uuid4().hex[:6]}"
-    typed = st.sidebar.text_input("Your name (for the change log)", key="who").strip()
-    return typed or ss.session_label
 
 
 def open_workspace() -> tuple[Workspace, Scenario] | None:
@@ -219,7 +206,7 @@ def draw_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
     st.subheader("Draw a zone or a route")
     st.caption("Use the toolbar on the map's left: a polygon or rectangle becomes a control "
                "zone, a line a convoy's route leg. Then fill in its facts and save.")  # fmt: skip
-    view = MapView(at=timeline.opening_moment(scenario))
+    view = MapView(at=timeline.opening_step(scenario))
     folium_map = drawing.drawing_map(scenario, view, asset_url=published_assets())
     returned = st_folium(folium_map, key="draw_map", height=480, width=None,
                          returned_objects=["last_active_drawing"])  # fmt: skip
@@ -318,7 +305,7 @@ def _short(value: Any) -> str:
 def main() -> None:
     st.set_page_config(page_title="Corridor · import and edit", layout="wide")
     st.title("Import and edit")
-    user = who()
+    user = who("import")
     opened = open_workspace()
     if opened is None:
         return

@@ -185,10 +185,10 @@ def test_as_of_moves_the_headline_and_the_table(
             assert shown[evacuated].startswith("about 3,000 civilians")
     app.select_slider(key="at").set_value(utc(13)).run()
     table = app.dataframe(key="convoy_table").value.set_index("id")
-    assert table.loc["convoy-1", "state now"] == "under way"
+    assert table.loc["convoy-1", "state at this moment"] == "under way"
     app.select_slider(key="at").set_value(utc(14)).run()
     table = app.dataframe(key="convoy_table").value.set_index("id")
-    assert table.loc["convoy-1", "state now"] == "arrived"
+    assert table.loc["convoy-1", "state at this moment"] == "arrived"
 
 
 def test_filters_change_the_routes_on_the_map(

@@ -12,8 +12,8 @@ import html
 import importlib.util
 import io
 import json
-import sys
 import re
+import sys
 import zipfile
 from collections import Counter
 from datetime import UTC, date, datetime
@@ -99,6 +99,16 @@ def png_image(data: bytes) -> Image.Image:
     return image.convert("RGB")
 
 
+def pdf_title(pdf: bytes) -> str:
+    """The document title Chromium wrote (a UTF-16 hex string or a literal one)."""
+    found = re.search(rb"/Title\s*(<FEFF[0-9A-Fa-f]*>|\((?:[^()\\]|\\.)*\))", pdf)
+    assert found, "the PDF has no Title"
+    value = found[1]
+    if value.startswith(b"<"):
+        return bytes.fromhex(value[1:-1].decode()).decode("utf-16-be").lstrip("\ufeff")
+    return value[1:-1].decode("latin-1")
+
+
 def csv_rows(archive: zipfile.ZipFile, name: str) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(archive.read(name).decode("utf-8"))))
 
@@ -162,6 +172,29 @@ def test_html_has_title_moment_note_sources_and_credits(scenario: Scenario, page
     assert "Natural Earth" in page_html
     assert html.escape(ATTRIBUTION) in page_html
     assert "Made with Corridor on 2026-01-01 00:00 UTC" in page_html
+
+
+def test_the_footer_says_each_caveat_once(scenario: Scenario, page_html: str) -> None:
+    footer = page_html[page_html.index('<footer class="sheet-foot">') :]
+    assert footer.count("endorsement") == 1  # the scenario's disclaimer says it already
+    assert html.escape(scenario.disclaimer) in footer
+    assert export.disclaimer("Drawn from one report.") == (
+        f"Drawn from one report. {export.APPROXIMATE_NOTE} {export.ENDORSEMENT_NOTE}"
+    )
+
+
+def test_the_page_has_a_title_naming_the_map_and_its_moment(page_html: str) -> None:
+    [title] = re.findall(r"<title>(.*?)</title>", page_html)
+    assert title == (
+        "East Aleppo evacuation, 15 December 2016 — as of 15 Dec 2016 15:00 EET (13:00 UTC)"
+    )
+
+
+def test_a_moment_given_in_another_zone_is_printed_right_in_utc(scenario: Scenario) -> None:
+    at = datetime.fromisoformat("2016-12-15T20:00+02:00")
+    page = export.render(snap(scenario, at), "html").decode("utf-8")
+    assert "as of 15 Dec 2016 20:00 EET (18:00 UTC)" in page
+    assert file_name(snap(scenario, at), "png").endswith("_20161215T1800Z_all.png")
 
 
 @pytest.mark.browser
@@ -262,6 +295,8 @@ def test_pdf_is_one_landscape_page_of_the_paper(
     pdf = export.render(snap(scenario, paper=paper), "pdf")
     assert pdf.startswith(b"%PDF")
     assert len(re.findall(rb"/Type\s*/Page(?!s)", pdf)) == 1
+    assert b"snapshot.html" not in pdf  # its Title was once the name of the temporary page
+    assert pdf_title(pdf).startswith("East Aleppo evacuation, 15 December 2016 — as of")
     boxes = re.findall(rb"/MediaBox\s*\[\s*([\d.\s]+)\]", pdf)
     assert len(boxes) == 1
     _, _, width, height = (float(value) for value in boxes[0].split())

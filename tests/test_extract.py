@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from geo.cli import main
-from geo.extract import Extraction, extract
+from geo.extract import Extraction, draft_label, draft_rows, extract, repeats
 from geo.geocoding import OfflineGeocoder, haversine_km
 
 REPORT = Path(__file__).parent / "data" / "reports" / "aleppo-evacuation-2016-12-15.txt"
@@ -229,3 +229,37 @@ def test_a_name_shared_by_two_places_goes_to_the_one_near_the_others() -> None:
     [near] = [p for p in in_homs.places if p.mention == "Hamidiyeh"]
     assert haversine_km(34.724, 36.726, near.latitude, near.longitude) <= 5  # Homs
     assert haversine_km(34.724, 36.726, far.latitude, far.longitude) > 50  # near Tartus
+
+
+def test_a_count_of_convoys_is_neither_vehicles_nor_people() -> None:
+    found = extract("Three convoys left Aleppo for Idlib carrying 400 people.")
+    [draft] = found.convoys
+    assert draft.vehicles == []
+    assert draft.people == ["400 people"]
+    [row] = draft_rows(found)
+    assert (row["vehicles"], row["people"]) == ("", "400")
+
+
+@pytest.mark.parametrize(
+    ("origin", "destination", "label"),
+    [
+        ("Aleppo", "Idlib", "Convoy 3: Aleppo to Idlib"),
+        ("", "Idlib", "Convoy 3 to Idlib"),
+        ("Aleppo", "", "Convoy 3 from Aleppo"),
+        ("", "", "Convoy 3"),
+    ],
+)
+def test_a_draft_label_never_shows_a_question_mark(
+    origin: str, destination: str, label: str
+) -> None:
+    assert draft_label(3, origin, destination) == label
+
+
+def test_a_draft_read_again_names_the_convoy_it_repeats(found: Extraction) -> None:
+    from geo.scenario import read_scenario
+
+    scenario = read_scenario(Path(__file__).parent.parent / "data/scenarios/aleppo-2016-12")
+    [fuaa] = [row for row in draft_rows(found) if "Fuaa" in row["destination"]]
+    assert repeats(scenario, fuaa["sentence"]) == "fuaa-kafraya-vehicles"
+    assert repeats(scenario, "Buses left Homs for Hama on Monday with 300 people.") is None
+    assert repeats(scenario, "buses") is None  # too short to say

@@ -8,9 +8,10 @@ import re
 import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import folium.plugins
 import pytest
@@ -18,7 +19,7 @@ import tomli_w
 from playwright.sync_api import Browser, Route
 
 import geo.assets
-from geo import mapview
+from geo import mapview, timeline
 from geo.errors import AssetsMissingError
 from geo.mapview import ALL_LAYERS, LAYER_LABELS, MapView
 from geo.records import Confidence, ConvoyStatus, Scenario
@@ -540,3 +541,37 @@ def test_popups_with_hostile_text_run_nothing_in_chromium(
             assert payload in shown  # shown as the characters typed
     finally:
         context.close()
+
+
+def test_times_give_the_utc_date_when_it_is_another_day() -> None:
+    from geo._html import times
+
+    midnight = datetime(2016, 12, 15, 0, 0, tzinfo=ZoneInfo("Asia/Damascus"))
+    assert times(midnight, "Asia/Damascus") == "15 Dec 2016 00:00 EET (14 Dec 22:00 UTC)"
+    afternoon = datetime(2016, 12, 15, 20, 0, tzinfo=timezone(timedelta(hours=2)))
+    assert times(afternoon, "Asia/Damascus") == "15 Dec 2016 20:00 EET (18:00 UTC)"
+
+
+def test_a_convoy_card_explains_a_state_that_differs_from_its_status(shipped: Scenario) -> None:
+    convoy = next(c for c in shipped.convoys if c.id == "convoy-2")  # arrived, left at 14:00 UTC
+    early = timeline.convoy_at(shipped, convoy, utc(13))
+    card = mapview.convoy_card(early, shipped)
+    assert "<th>At this moment</th><td>not departed</td>" in card
+    assert "<th>Latest reported status</th><td>arrived</td>" in card
+    assert "the latest report on it says arrived" in card
+    done = timeline.convoy_at(shipped, convoy, utc(18))
+    assert mapview.state_note(done) == ""
+
+
+def test_the_legend_names_every_kind_of_place_shown(shipped: Scenario) -> None:
+    legend = mapview.legend_html(shipped, MapView(at=utc(13)))
+    for kind in ("city", "village", "district", "crossing", "province (label point)"):
+        assert f"{kind}</span>" in legend
+    assert "town</span>" not in legend  # the shipped scenario has no town
+
+
+def test_a_place_is_labelled_beside_its_symbol_with_a_short_name() -> None:
+    assert mapview.label_text("East Aleppo (rebel-held pocket)") == "East Aleppo"
+    long_name = "Crossing into government-held southern Aleppo (district not named)"
+    assert mapview.label_text(long_name) == "Crossing into government-held…"
+    assert len(mapview.label_text("x" * 80)) <= 31

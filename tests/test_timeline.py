@@ -242,6 +242,15 @@ def test_headline_before_during_and_after_the_first_convoys(shipped: Scenario) -
     }
 
 
+def test_the_headline_counts_halted_convoys_not_one_called_off_the_day_before(
+    shipped: Scenario,
+) -> None:
+    metrics = {m.label: m for m in tables.headline_metrics(shipped, utc(15, 13))}
+    assert "Stopped" not in metrics
+    assert metrics["Halted"].value == "0"  # the attempt of the 14th was called off, not halted
+    assert "1 called off before leaving (not counted)" in metrics["Halted"].help
+
+
 def test_steps_are_fifteen_minutes_apart_from_start_to_end(shipped: Scenario) -> None:
     moments = timeline.steps(shipped)
     assert moments[0] == shipped.start == utc(14, 4)
@@ -273,6 +282,7 @@ def test_opening_moment_is_halfway_through_the_first_timed_convoy(shipped: Scena
     # convoy-1: 12:30 to 13:35 UTC
     assert timeline.opening_moment(shipped) == utc(15, 13, 2, 30)
     assert timeline.nearest_step(timeline.steps(shipped), utc(15, 13, 2, 30)) == utc(15, 13)
+    assert timeline.opening_step(shipped) == utc(15, 13)  # where the dashboard and exports open
     untimed = dataclasses.replace(
         shipped, convoys=tuple(dataclasses.replace(c, arrive=None) for c in shipped.convoys)
     )

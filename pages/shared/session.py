@@ -1,0 +1,38 @@
+"""Who is editing (for the change log) and the map assets, shared by every page."""
+
+from __future__ import annotations
+
+import uuid
+
+import streamlit as st
+
+from geo import assets
+
+
+@st.cache_resource(show_spinner=False)
+def published_assets() -> str:
+    """Leaflet, plugins and the base map copied once into Streamlit's static folder."""
+    assets.publish(assets.STREAMLIT_STATIC)
+    return assets.STREAMLIT_URL
+
+
+def who(page: str) -> str:
+    """The name written in the change log: what the user typed, or this session's own label.
+
+    The same on every page, so that a change made on one page can be undone from another.
+    Streamlit keeps a widget's value only while its page is shown, so each page has its own
+    field (`who:<page>`), filled from the name kept for the session.
+    """
+    ss = st.session_state
+    if "session_label" not in ss:
+        ss.session_label = f"session-{uuid.uuid4().hex[:6]}"
+    key = f"who:{page}"
+    if key not in ss:
+        ss[key] = ss.get("user_name", "")
+    typed = st.sidebar.text_input(
+        "Your name (for the change log)",
+        key=key,
+        help="Written beside each change; “Undo my last change” undoes only yours",
+    ).strip()
+    ss.user_name = typed
+    return typed or str(ss.session_label)
