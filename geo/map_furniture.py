@@ -156,34 +156,51 @@ class PlaceLabels(MacroElement):
 
 
 class ClearPopups(MacroElement):
-    """A popup opens clear of the map's panels, and its layer's tooltip waits until it closes.
+    """A popup opens inside the map and clear of its panels; its layer's tooltip waits.
 
-    Leaflet keeps a popup inside the map but not out from under a control: one opened near the
-    title lost its Source rows under it. The map is panned by the overlap instead.
+    Leaflet's own autopan keeps a popup inside the map but not out from under a control: one
+    opened near the title lost its Source rows under it. Here the map is panned once, without
+    animation, so that the popup stands inside the map and clear of every control it would
+    meet (above or below it, by the side of the map the control is on).
     """
 
     _template = Template(
         """
         {% macro script(this, kwargs) %}
         (function(map) {
+            L.Popup.prototype.options.autoPan = false;  // every popup, made before or after
+            var MARGIN = 8;
+            function meets(a, b, dx, dy) {
+                return b.width && b.left < a.right + dx && a.left + dx < b.right
+                    && b.top < a.bottom + dy && a.top + dy < b.bottom;
+            }
+            function clearance(popup) {
+                var box = map.getContainer().getBoundingClientRect();
+                var p = popup.getElement().getBoundingClientRect();
+                var dx = 0, dy = 0;
+                if (p.right > box.right - MARGIN) { dx = box.right - MARGIN - p.right; }
+                if (p.left + dx < box.left + MARGIN) { dx = box.left + MARGIN - p.left; }
+                if (p.bottom > box.bottom - MARGIN) { dy = box.bottom - MARGIN - p.bottom; }
+                if (p.top + dy < box.top + MARGIN) { dy = box.top + MARGIN - p.top; }
+                var controls = map.getContainer().querySelectorAll('.leaflet-control');
+                Array.prototype.forEach.call(controls, function(control) {
+                    var r = control.getBoundingClientRect();
+                    if (!meets(p, r, dx, dy)) { return; }
+                    var upper = r.top - box.top < box.bottom - r.bottom;
+                    dy = upper ? r.bottom + MARGIN - p.top : r.top - MARGIN - p.bottom;
+                });
+                return [dx, dy];
+            }
             map.on('popupopen', function(event) {
                 var popup = event.popup, source = popup._source;
                 if (source && source.getTooltip && source.getTooltip()) {
                     source._corridorTip = source.getTooltip();
                     source.unbindTooltip();
                 }
-                var p = popup.getElement().getBoundingClientRect();
-                var shift = 0;
-                map.getContainer().querySelectorAll('.leaflet-control').forEach(function(c) {
-                    var r = c.getBoundingClientRect();
-                    if (!r.width || r.right <= p.left || p.right <= r.left ||
-                        r.bottom <= p.top || p.bottom <= r.top) { return; }
-                    var box = map.getContainer().getBoundingClientRect();
-                    var upper = r.top - box.top < box.bottom - r.bottom;
-                    var need = upper ? r.bottom + 8 - p.top : -(p.bottom - (r.top - 8));
-                    if (Math.abs(need) > Math.abs(shift)) { shift = need; }
-                });
-                if (shift) { map.panBy([0, -shift], {animate: false}); }
+                var shift = clearance(popup);
+                if (shift[0] || shift[1]) {
+                    map.panBy([-shift[0], -shift[1]], {animate: false});
+                }
             });
             map.on('popupclose', function(event) {
                 var source = event.popup._source;

@@ -1,0 +1,199 @@
+"""What a reader sees around the map, in Chromium: names beside their symbols, popups clear of
+the panels, a legend that folds, a locator inset on exports."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from conftest import OfflinePage
+from playwright.sync_api import Page
+
+from geo import export, mapview
+from geo.mapview import MapView
+from geo.records import Control, Scenario
+from geo.scenario import read_scenario
+
+pytestmark = pytest.mark.browser
+SHIPPED = Path(__file__).resolve().parent.parent / "data" / "scenarios" / "aleppo-2016-12"
+AT = datetime(2016, 12, 15, 13, 0, tzinfo=UTC)
+ALEPPO = [36.20124, 37.16117]
+
+
+@pytest.fixture(scope="module")
+def shipped() -> Scenario:
+    return read_scenario(SHIPPED)
+
+
+def open_map(offline_page: OfflinePage, tmp_path: Path, html: str, width: int = 1200) -> None:
+    page = offline_page.page
+    page.set_viewport_size({"width": width, "height": 800})
+    path = tmp_path / "map.html"
+    path.write_text(html, encoding="utf-8")
+    page.goto(path.as_uri(), wait_until="load")
+    page.wait_for_function("document.querySelector('[data-corridor-view]') !== null")
+
+
+def map_name(page: Page) -> str:
+    """The folium map's global variable (map_<id>)."""
+    return str(page.evaluate("() => Object.keys(window).find(k => /^map_/.test(k))"))
+
+
+def dashboard_map(shipped: Scenario) -> str:
+    return str(mapview.build_map(shipped, MapView(at=AT)).get_root().render())
+
+
+CLASHES = """
+() => {
+    function box(e) { return e.getBoundingClientRect(); }
+    function meet(a, b) {
+        return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    }
+    function shown(e) { return getComputedStyle(e).visibility !== 'hidden' && box(e).width; }
+    const symbols = Array.from(document.querySelectorAll('.corridor-symbol > svg'))
+        .filter(shown).map(box);
+    const labels = Array.from(document.querySelectorAll('.corridor-label')).filter(shown);
+    const towns = Array.from(document.querySelectorAll('.corridor-town')).filter(shown);
+    const found = [];
+    labels.forEach(function(label, i) {
+        symbols.forEach(function(s) {
+            if (meet(box(label), s)) { found.push(label.textContent + ' on a symbol'); }
+        });
+        labels.slice(i + 1).forEach(function(other) {
+            if (meet(box(label), box(other))) {
+                found.push(label.textContent + ' on ' + other.textContent);
+            }
+        });
+    });
+    towns.forEach(function(town) {
+        symbols.concat(labels.map(box)).forEach(function(s) {
+            if (meet(box(town), s)) { found.push(town.textContent + ' (base) on a place'); }
+        });
+    });
+    return {clashes: found, labels: labels.map(function(l) { return l.textContent; })};
+}
+"""
+
+
+@pytest.mark.parametrize("zoom", [None, 9, 12, 14])
+def test_no_name_sits_on_a_symbol_or_another_name(
+    shipped: Scenario, offline_page: OfflinePage, tmp_path: Path, zoom: int | None
+) -> None:
+    page_html = export.page_html(export.Snapshot(shipped, MapView(at=AT)))
+    open_map(offline_page, tmp_path, page_html, width=1600)
+    page = offline_page.page
+    if zoom is not None:
+        name = map_name(page)
+        page.evaluate(f"() => window['{name}'].setView({ALEPPO}, {zoom}, {{animate: false}})")
+    found = page.evaluate(CLASHES)
+    assert found["clashes"] == []
+    assert "Aleppo" in found["labels"]
+    assert offline_page.errors == []
+
+
+def test_the_first_view_names_aleppo_beside_its_square(
+    shipped: Scenario, offline_page: OfflinePage, tmp_path: Path
+) -> None:
+    open_map(offline_page, tmp_path, dashboard_map(shipped))
+    page = offline_page.page
+    label = page.locator(".corridor-label", has_text="Aleppo").first
+    assert label.is_visible()
+    base = page.locator(".corridor-town", has_text="Aleppo")
+    assert base.count() == 0 or not base.first.is_visible()  # no second, grey "Aleppo" under it
+
+
+def test_a_popup_opens_clear_of_the_title_and_without_its_tooltip(
+    shipped: Scenario, offline_page: OfflinePage, tmp_path: Path
+) -> None:
+    open_map(offline_page, tmp_path, dashboard_map(shipped))
+    page = offline_page.page
+    name = map_name(page)
+    # put Aleppo just under the title's box, where its popup would open behind the title
+    spot = page.evaluate(
+        f"""() => {{
+            const map = window['{name}'];
+            const title = document.querySelector('.corridor-title').getBoundingClientRect();
+            const box = map.getContainer().getBoundingClientRect();
+            const target = L.point(title.left - box.left + 60, title.bottom - box.top + 12);
+            const now = map.latLngToContainerPoint({ALEPPO});
+            map.panBy(now.subtract(target), {{animate: false}});
+            const p = map.latLngToContainerPoint({ALEPPO});
+            return [box.left + p.x, box.top + p.y];
+        }}"""
+    )
+    page.mouse.move(spot[0], spot[1])
+    page.locator(".leaflet-tooltip").first.wait_for()
+    page.mouse.click(spot[0], spot[1])
+    popup = page.locator(".leaflet-popup")
+    popup.wait_for()
+    page.mouse.move(spot[0] + 1, spot[1] + 1)  # a sticky tooltip would follow the pointer
+    page.wait_for_timeout(300)
+    assert page.locator(".leaflet-tooltip").count() == 0
+    overlaps = page.evaluate(
+        """() => {
+            const p = document.querySelector('.leaflet-popup').getBoundingClientRect();
+            return Array.from(document.querySelectorAll('.leaflet-control')).filter(c => {
+                const r = c.getBoundingClientRect();
+                return r.width && r.left < p.right && p.left < r.right && r.top < p.bottom
+                    && p.top < r.bottom;
+            }).map(c => c.className);
+        }"""
+    )
+    assert overlaps == []
+    assert "Source" in popup.inner_text()
+
+
+def test_a_clicked_zone_shows_no_focus_box(
+    shipped: Scenario, offline_page: OfflinePage, tmp_path: Path
+) -> None:
+    open_map(offline_page, tmp_path, dashboard_map(shipped))
+    page = offline_page.page
+    colour = mapview.ZONE_COLOURS[Control.GOVERNMENT]
+    zone = page.locator(f"path.leaflet-interactive[stroke='{colour}']")
+    box = zone.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] * 0.8, box["y"] + box["height"] * 0.5)
+    page.locator(".leaflet-popup").wait_for()
+    outline = page.evaluate(
+        "() => [document.activeElement.tagName, getComputedStyle(document.activeElement)"
+        ".outlineStyle]"
+    )
+    assert outline == ["path", "none"]  # Chromium drew a 5 px focus ring round the whole zone
+
+
+def test_the_legend_folds_to_its_heading_and_opens_again(
+    shipped: Scenario, offline_page: OfflinePage, tmp_path: Path
+) -> None:
+    open_map(offline_page, tmp_path, dashboard_map(shipped))
+    page = offline_page.page
+    fold = page.get_by_role("button", name="Legend")
+    body = page.locator(".corridor-legend-body")
+    assert body.is_visible()
+    tall = page.locator(".corridor-legend").bounding_box()
+    fold.click()
+    assert not body.is_visible()
+    assert fold.get_attribute("aria-expanded") == "false"
+    short = page.locator(".corridor-legend").bounding_box()
+    assert tall is not None
+    assert short is not None
+    assert short["height"] < 40 < tall["height"]
+    fold.click()
+    assert body.is_visible()
+
+
+def test_an_export_has_a_locator_with_the_maps_extent(
+    shipped: Scenario, offline_page: OfflinePage, tmp_path: Path
+) -> None:
+    page_html = export.page_html(export.Snapshot(shipped, MapView(at=AT)), still=True)
+    open_map(offline_page, tmp_path, page_html, width=1600)
+    page = offline_page.page
+    inset = page.get_by_label("Locator map: the extent of this map in Syria")
+    assert inset.is_visible()
+    extent = inset.locator("path[stroke='#D55E00']").first
+    box, frame = extent.bounding_box(), inset.bounding_box()
+    assert box is not None
+    assert frame is not None
+    assert 3 < box["width"] < frame["width"] / 2  # Aleppo to Idlib: a small box in Syria
+    assert page.locator(".corridor-fold").count() == 0  # a picture's legend has no button
+    assert "Locator map" not in dashboard_map(shipped)  # the dashboard's map has none
