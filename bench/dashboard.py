@@ -35,7 +35,7 @@ from geo.records import Scenario  # noqa: E402
 from geo.scenario import read_scenario  # noqa: E402
 from geo.settings import Settings  # noqa: E402
 from geo.synthetic import generate  # noqa: E402
-from geo.timeline import opening_moment  # noqa: E402
+from geo.timeline import opening_step  # noqa: E402
 from geo.workspace import Workspace  # noqa: E402
 
 RUNS = 15
@@ -63,7 +63,7 @@ def server_side(workspace: Path, scenario: Scenario) -> list[tuple[str, str]]:
     def toggle() -> None:
         app.checkbox(key=box).set_value(next(toggles)).run()
 
-    moment = opening_moment(scenario)
+    moment = opening_step(scenario)
     moments = iter(moment + timedelta(minutes=15 * i) for i in range(1, 10_000))
 
     def step() -> None:
@@ -140,8 +140,8 @@ def page_load(workspace: Path) -> list[tuple[str, str]]:
 
 DRAWN_CLOCK = """
 (function() {
-    var selector = '.leaflet-container[data-corridor-layers] path.leaflet-interactive, '
-        + '.leaflet-container[data-corridor-events]';
+    var selector = '.leaflet-container[data-corridor-view] path.leaflet-interactive, '
+        + '.leaflet-container[data-corridor-view][data-corridor-events]';
     var timer = setInterval(function() {
         if (!document.querySelector(selector)) { return; }
         clearInterval(timer);
@@ -153,7 +153,8 @@ DRAWN_CLOCK = """
     }, 10);
 })();
 """
-"""Run in every frame: when the map's shapes are in the page, the frame after the one that
+"""Run in every frame: when the map's shapes are in the page and it has taken its first view
+(data-corridor-view: the story framed, or the view kept), the frame after the one that
 painted them.
 
 Playwright's own look at the page waits for the page's main thread, which is busy with the
@@ -177,8 +178,8 @@ def _load_in(context: object, url: str) -> tuple[float, float]:
     page.goto(url)
     locator = page.frame_locator("iframe[title='streamlit_folium.st_folium']")
     locator.locator(
-        ".leaflet-container[data-corridor-layers] path.leaflet-interactive, "
-        ".leaflet-container[data-corridor-events]"
+        ".leaflet-container[data-corridor-view] path.leaflet-interactive, "
+        ".leaflet-container[data-corridor-view][data-corridor-events]"
     ).first.wait_for(timeout=120_000)
     seen = time.perf_counter() - start
     frame = next(frame for frame in page.frames if "st_folium" in frame.url)

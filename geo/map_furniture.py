@@ -94,51 +94,68 @@ class PlaceLabels(MacroElement):
     Each `.corridor-label` (drawn with its place's symbol) tries the right, the left, above and
     below its symbol, in the order of its `data-rank` (cities first), and is hidden where none
     is free; a base-map town name is hidden where it would meet a place's symbol or name.
-    Placed again after every zoom and whenever an overlay is switched.
+    Placed again after every zoom and whenever an overlay is switched. Every size is read
+    before any class is written, so a placing costs the page one layout.
     """
 
     _template = Template(
         """
         {% macro script(this, kwargs) %}
         (function(map) {
-            var SPOTS = ['right', 'left', 'above', 'below'];
-            function box(element) {
-                var r = element.getBoundingClientRect();
-                return {l: r.left - 1, t: r.top - 1, r: r.right + 1, b: r.bottom + 1,
-                        empty: !r.width || !r.height};
-            }
+            var SPOTS = ['right', 'left', 'above', 'below'], GAP = 3;
             function meets(a, taken) {
                 return taken.some(function(b) {
                     return a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b;
                 });
             }
+            function rect(r) {
+                return {l: r.left - 1, t: r.top - 1, r: r.right + 1, b: r.bottom + 1};
+            }
+            function spot(icon, w, h, where) {  // where a label stands, as its CSS class puts it
+                var x = icon.left, y = icon.top, cx = (icon.left + icon.right) / 2,
+                    cy = (icon.top + icon.bottom) / 2;
+                if (where === 'right') { x = icon.right + GAP; y = cy - h / 2; }
+                else if (where === 'left') { x = icon.left - GAP - w; y = cy - h / 2; }
+                else if (where === 'above') { x = cx - w / 2; y = icon.top - GAP - h; }
+                else { x = cx - w / 2; y = icon.bottom + GAP; }
+                return {l: x - 1, t: y - 1, r: x + w + 1, b: y + h + 1};
+            }
             function place() {
+                // every size is read first, then every class written: one layout, not one a try
                 var root = map.getContainer();
                 var taken = [];
                 root.querySelectorAll('.corridor-symbol > svg').forEach(function(symbol) {
-                    var b = box(symbol);
-                    if (!b.empty) { taken.push(b); }
+                    var r = symbol.getBoundingClientRect();
+                    if (r.width && r.height) { taken.push(rect(r)); }
                 });
-                var labels = Array.prototype.slice.call(root.querySelectorAll('.corridor-label'));
-                labels.sort(function(a, b) { return a.dataset.rank - b.dataset.rank; });
+                var labels = Array.prototype.map.call(root.querySelectorAll('.corridor-label'),
+                    function(label) {
+                        var r = label.getBoundingClientRect();
+                        return {element: label, rank: +label.dataset.rank, w: r.width,
+                                h: r.height, icon: label.parentNode.getBoundingClientRect()};
+                    });
+                var towns = Array.prototype.map.call(root.querySelectorAll('.corridor-town'),
+                    function(town) { return {element: town, r: town.getBoundingClientRect()}; });
+                labels.sort(function(a, b) { return a.rank - b.rank; });
                 labels.forEach(function(label) {
-                    label.style.visibility = 'hidden';
+                    label.where = null;
+                    if (!label.w || !label.h || !label.icon.width) { return; }
                     for (var i = 0; i < SPOTS.length; i++) {
-                        label.className = 'corridor-label corridor-label-' + SPOTS[i];
-                        var b = box(label);
-                        if (b.empty) { return; }
-                        if (!meets(b, taken)) {
-                            taken.push(b);
-                            label.style.visibility = '';
-                            return;
-                        }
+                        var box = spot(label.icon, label.w, label.h, SPOTS[i]);
+                        if (!meets(box, taken)) { taken.push(box); label.where = SPOTS[i]; return; }
                     }
                 });
-                root.querySelectorAll('.corridor-town').forEach(function(town) {
-                    var b = box(town);
-                    var free = b.empty || !meets(b, taken);
-                    town.style.visibility = free ? '' : 'hidden';
-                    if (free && !b.empty) { taken.push(b); }
+                towns.forEach(function(town) {
+                    town.free = !town.r.width || !meets(rect(town.r), taken);
+                    if (town.free && town.r.width) { taken.push(rect(town.r)); }
+                });
+                labels.forEach(function(label) {
+                    var where = label.where || 'right';
+                    label.element.className = 'corridor-label corridor-label-' + where;
+                    label.element.style.visibility = label.where ? '' : 'hidden';
+                });
+                towns.forEach(function(town) {
+                    town.element.style.visibility = town.free ? '' : 'hidden';
                 });
             }
             {{ this.when_styled }}
