@@ -93,7 +93,7 @@ class PlaceLabels(MacroElement):
 
     Each `.corridor-label` (drawn with its place's symbol) tries the right, the left, above and
     below its symbol, in the order of its `data-rank` (cities first), and is hidden where none
-    is free; a base-map town name is hidden where it would meet a place's symbol or name.
+    is free of symbols, other names and the map's panels; a base-map town name is hidden where it would meet a place's symbol or name.
     Placed again after every zoom and whenever an overlay is switched. Every size is read
     before any class is written, so a placing costs the page one layout.
     """
@@ -124,8 +124,9 @@ class PlaceLabels(MacroElement):
                 // every size is read first, then every class written: one layout, not one a try
                 var root = map.getContainer();
                 var taken = [];
-                root.querySelectorAll('.corridor-symbol > svg').forEach(function(symbol) {
-                    var r = symbol.getBoundingClientRect();
+                var solid = root.querySelectorAll('.corridor-symbol > svg, .leaflet-control');
+                solid.forEach(function(element) {  // symbols, and the panels over the map
+                    var r = element.getBoundingClientRect();
                     if (r.width && r.height) { taken.push(rect(r)); }
                 });
                 var labels = Array.prototype.map.call(root.querySelectorAll('.corridor-label'),
