@@ -44,7 +44,7 @@ def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
 def open_page(page: Page, server: str) -> None:
     page.goto(f"{server}/import_and_edit", wait_until="domcontentloaded")
     page.get_by_role("heading", name="Import and edit").wait_for(timeout=30_000)
-    page.get_by_label("Your name (for the change log)").fill("browser-test")
+    page.get_by_label("Your name (for the change log)", exact=True).fill("browser-test")
     page.keyboard.press("Enter")
 
 
