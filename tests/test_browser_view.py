@@ -90,6 +90,16 @@ def watch(page: Page, seconds: float) -> list[View]:
     return seen
 
 
+def settled(page: Page, before: View) -> View | None:
+    """The map's view once it has moved from `before` and then held for half a second
+    (Leaflet lets a quick drag glide on after the button is released)."""
+    view = map_view(page)
+    if view is None or view == before:
+        return None
+    page.wait_for_timeout(500)
+    return view if map_view(page) == view else None
+
+
 def open_dashboard(page: Page, server: str, query: str = "") -> View:
     """The dashboard, once its map has drawn and its view has reached the URL."""
     page.goto(f"{server}/{query}", wait_until="domcontentloaded")
@@ -121,7 +131,7 @@ def test_a_dragged_map_stays_where_it_was_dragged(server: str, page: Page) -> No
     for step in range(1, 11):
         page.mouse.move(x + 30 * step, y, steps=2)
     page.mouse.up()
-    dragged = wait_until(page, lambda: map_view(page) != first and map_view(page), "the drag")
+    dragged = wait_until(page, lambda: settled(page, first), "the drag (and its glide) to end")
     wait_until(
         page,
         lambda: (found := url_view(page)) and abs(found[1] - dragged[1]) < 1e-4,
@@ -129,7 +139,7 @@ def test_a_dragged_map_stays_where_it_was_dragged(server: str, page: Page) -> No
     )
     seen = watch(page, 8)
     assert len(seen) <= 2, f"the view kept changing after the drag: {seen}"
-    assert pixels_between(page, first[:2], seen[-1][:2]) == pytest.approx(300, abs=25)
+    assert pixels_between(page, first[:2], seen[-1][:2]) >= 280  # 300 px, and any glide
 
     page.get_by_role("slider").first.focus()  # a new moment redraws the map: the view stays
     page.keyboard.press("ArrowRight")
