@@ -338,8 +338,8 @@ def _jsonable(value: Any) -> Any:
     """A cell (or row of cells) as JSON-ready values: text, numbers, lists and dicts."""
     if isinstance(value, dict):
         return {key: _jsonable(item) for key, item in value.items()}
-    if isinstance(value, BaseGeometry):
-        return mapping(value)
+    if isinstance(value, BaseGeometry):  # coordinates as lists, as the log reads them back
+        return _jsonable(dict(mapping(value)))
     if isinstance(value, datetime):
         return value.astimezone(UTC).isoformat()
     if isinstance(value, date):

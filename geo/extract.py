@@ -618,18 +618,36 @@ def find_convoys(
     return drafts
 
 
+_ROLE_WORDS = {
+    "via": r"via|through|crossing into|into",
+    "origin": r"from|left|leave|leaving|out of|quit",
+    "destination": r"to|for|towards|toward|reach|reached",
+    "where": r"in|at",
+}
+"""Words that give a place its part; "in" and "at" (a destination) count only without others."""
+
+
 def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, Any]:
+    """Each place's part in a convoy sentence, by the nearest role word before it.
+
+    "left Aleppo for Idlib": Idlib follows "for", nearer than "left", so it is the destination;
+    "crossing into a district in southern Aleppo" keeps "into" (via) over the weaker "in".
+    """
     roles: dict[str, Any] = {"via": []}
     for place in places:
-        before = sentence[: place.start - offset].lower()
-        tail = before[-40:]
-        if re.search(r"\b(?:via|through|crossing into|into)\s+(?:the\s+|a\s+)?[\w\s-]*$", tail):
+        tail = sentence[: place.start - offset].lower()[-40:]
+        found = []
+        for role, words in _ROLE_WORDS.items():
+            for match in re.finditer(rf"\b(?:{words})\s+(?:the\s+|a\s+)?", tail):
+                if re.fullmatch(r"[\w\s-]*", tail[match.end() :]):
+                    found.append((role != "where", match.start(), role))
+        role = max(found)[2] if found else None
+        role = "destination" if role == "where" else role
+        if role == "via":
             roles["via"].append(place.name)
-        elif re.search(r"\b(?:from|left|leave|leaving|out of|quit)\s+(?:the\s+)?[\w\s-]*$", tail):
+        elif role == "origin":
             roles.setdefault("origin", place.name)
-        elif place.kind != "country" and re.search(
-            r"\b(?:to|for|towards|toward|reach|reached|in|at)\s+(?:the\s+)?[\w\s-]*$", tail
-        ):
+        elif role == "destination" and place.kind != "country":
             roles["destination"] = place.name
     return roles
 

@@ -144,7 +144,8 @@ def add(
             return
         added = add_to_scenario(scenario, found, fresh, title=title, published=published)
         edits = changes.edits_between(scenario, added)
-        changes.commit(workspace, scenario.id, edits, who=user, note=f"convoys from {title}")
+        note = f"convoys from {title or 'a pasted report'}"
+        changes.commit(workspace, scenario.id, edits, who=user, note=note)
     except ValidationError as error:
         st.error(f"Nothing was added:\n\n{error}")
         return

@@ -228,3 +228,52 @@ def test_live_positions_refresh_without_redrawing_the_map(
     cell.filter(has_text="stopped").first.wait_for(state="attached", timeout=30_000)  # a tick
     assert inside.evaluate("window.__corridorKeep") == "same page"  # the map was not redrawn
     assert inside.locator("path.leaflet-interactive").count() > 0
+
+
+def test_drafts_added_from_a_report_are_undone_by_who_added_them(
+    server: str, page: Page, workspace: Workspace
+) -> None:
+    """The journey of issue 16: drafts were logged as 'the report page', so nobody could undo."""
+    page.goto(f"{server}/from_a_report", wait_until="domcontentloaded")
+    page.get_by_role("heading", name="From a report").wait_for(timeout=30_000)
+    page.get_by_label("Your name (for the change log)", exact=True).fill("desk-editor")
+    page.keyboard.press("Enter")
+    page.get_by_label("…or paste it here").fill(
+        "Buses carrying 300 people left Aleppo for Idlib on Monday, a local official said."
+    )
+    page.keyboard.press("Control+Enter")
+    add = page.get_by_role("button", name="Add to workspace")
+    add.wait_for(timeout=30_000)
+    for part, value in (("year", "2016"), ("month", "12"), ("day", "19")):
+        page.get_by_role("spinbutton", name=f"{part}, Published").click()
+        page.keyboard.type(value)
+    page.keyboard.press("Tab")
+    grid = page.locator("[data-testid='stDataFrame']").first
+    for _ in range(5):  # a rerun may redraw the grid just as it is clicked: click again
+        grid.scroll_into_view_if_needed(timeout=30_000)
+        box = grid.bounding_box()
+        assert box is not None
+        page.mouse.click(box["x"] + 34, box["y"] + ROW_PX * 1.5)  # the first row's "Add" box
+        try:
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('button')].some(b => "
+                "b.textContent.includes('Add to workspace') && !b.disabled)",
+                timeout=5_000,
+            )
+            break
+        except PlaywrightTimeout:
+            continue
+    add.click()
+    page.get_by_text("Added 1 convoy(s) to aleppo-2016-12 as desk-editor").wait_for(timeout=30_000)
+    [change] = [c for c in changes.history(workspace) if c.note.startswith("convoys from")][-1:]
+    assert change.who == "desk-editor"
+
+    page.get_by_role("link", name="import and edit").click()
+    page.get_by_role("heading", name="Import and edit").wait_for(timeout=30_000)
+    name = page.get_by_label("Your name (for the change log)", exact=True)
+    assert name.input_value() == "desk-editor"
+    undo = page.get_by_role("button", name="Undo my last change (convoys from")
+    open_tab(page, "Changes", undo)
+    undo.click()
+    page.get_by_text("Undone.").wait_for(timeout=30_000)
+    assert not any("Idlib" in c.label and "Convoy 1" in c.label for c in workspace.load().convoys)

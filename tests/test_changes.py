@@ -97,6 +97,20 @@ def test_undo_removes_an_added_record_and_brings_back_a_deleted_one(
     assert back == zone
 
 
+def test_an_added_shape_can_be_undone_from_the_log_as_read_back(
+    workspace: Workspace, tiny: Scenario
+) -> None:
+    """The log keeps coordinates as JSON lists; the check compared them with shapely's tuples,
+    so no added route or zone could ever be undone (drafts from a report, shapes drawn)."""
+    leg = tiny.routes[0]
+    cells = {**changes._cells_by_kind(tiny)["routes"][0], "id": "c1-extra", "leg": 9}
+    changes.commit(workspace, "tiny", [Edit("add", "routes", "c1-extra", cells)], who="ana")
+    assert "c1-extra" in {r.id for r in workspace.load("tiny").routes}
+    changes.undo(workspace, "tiny", who="ana")
+    assert "c1-extra" not in {r.id for r in workspace.load("tiny").routes}
+    assert leg in workspace.load("tiny").routes
+
+
 def test_undo_takes_the_users_own_last_change(workspace: Workspace) -> None:
     changes.commit(workspace, "tiny", [Edit("update", "convoys", "c1", {"buses": "11"})], who="a")
     changes.commit(workspace, "tiny", [Edit("update", "convoys", "c2", {"buses": "7"})], who="b")

@@ -263,3 +263,13 @@ def test_a_draft_read_again_names_the_convoy_it_repeats(found: Extraction) -> No
     assert repeats(scenario, fuaa["sentence"]) == "fuaa-kafraya-vehicles"
     assert repeats(scenario, "Buses left Homs for Hama on Monday with 300 people.") is None
     assert repeats(scenario, "buses") is None  # too short to say
+
+
+def test_the_role_word_nearest_a_place_gives_its_part() -> None:
+    [left_for] = extract("Buses carrying 300 people left Aleppo for Idlib on Monday.").convoys
+    assert (left_for.origin, left_for.destination) == ("Aleppo", "Idlib")
+    [crossing] = extract(
+        "A convoy of buses crossed into a government-held district in southern Aleppo."
+    ).convoys
+    assert crossing.destination == ""  # "into" (via) outweighs the nearer "in"
+    assert crossing.via
