@@ -93,9 +93,10 @@ class PlaceLabels(MacroElement):
 
     Each `.corridor-label` (drawn with its place's symbol) tries the right, the left, above and
     below its symbol, in the order of its `data-rank` (cities first), and is hidden where none
-    is free of symbols, other names and the map's panels; a base-map town name is hidden where it would meet a place's symbol or name.
-    Placed again after every zoom and whenever an overlay is switched. Every size is read
-    before any class is written, so a placing costs the page one layout.
+    is free of symbols, other names and the map's panels; a base-map town name is hidden where
+    it would meet a place's symbol or name. Placed again after every zoom and whenever an
+    overlay is switched. Every size is read before any class is written, so a placing costs
+    the page one layout.
     """
 
     _template = Template(
