@@ -636,12 +636,13 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
     roles: dict[str, Any] = {"via": []}
     for place in places:
         tail = sentence[: place.start - offset].lower()[-40:]
-        found = []
-        for role, words in _ROLE_WORDS.items():
-            for match in re.finditer(rf"\b(?:{words})\s+(?:the\s+|a\s+)?", tail):
-                if re.fullmatch(r"[\w\s-]*", tail[match.end() :]):
-                    found.append((role != "where", match.start(), role))
-        role = max(found)[2] if found else None
+        found = [
+            (kind != "where", match.start(), kind)
+            for kind, words in _ROLE_WORDS.items()
+            for match in re.finditer(rf"\b(?:{words})\s+(?:the\s+|a\s+)?", tail)
+            if re.fullmatch(r"[\w\s-]*", tail[match.end() :])
+        ]
+        role = max(found)[2] if found else ""
         role = "destination" if role == "where" else role
         if role == "via":
             roles["via"].append(place.name)
