@@ -425,7 +425,7 @@ def draw_map(scenario: Scenario, view: MapView, *, live: Any = None) -> None:
         tooltip = returned.get("last_object_clicked_tooltip")
         picked = mapview.convoy_clicked(scenario, view, click["lat"], click["lng"], tooltip, zoom)
         if picked and picked != ss.selected:
-            _select_and_zoom(scenario, picked)
+            _select_and_zoom(scenario, picked, popup=tooltip or "")
             st.rerun()
 
 
@@ -586,10 +586,11 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 2)
 
 
-def _select_and_zoom(scenario: Scenario, convoy_id: str) -> None:
-    """Select a convoy and ask the map, once, to frame its route and where it is."""
+def _select_and_zoom(scenario: Scenario, convoy_id: str, *, popup: str = "") -> None:
+    """Select a convoy and ask the map, once, to frame its route and where it is (and to open
+    again the popup of what was clicked)."""
     ss.selected = convoy_id
-    frame = mapview.convoy_frame(scenario, convoy_id, ss.at)
+    frame = mapview.convoy_frame(scenario, convoy_id, ss.at, popup=popup)
     if frame is not None:
         ss.view_request = frame
 

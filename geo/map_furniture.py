@@ -175,7 +175,7 @@ class PlaceLabels(MacroElement):
 
 
 class ClearPopups(MacroElement):
-    """A popup opens inside the map and clear of its panels; its layer's tooltip waits.
+    """A popup opens inside the map and clear of its panels; its layer's tooltip stays shut.
 
     Leaflet's own autopan keeps a popup inside the map but not out from under a control: one
     opened near the title lost its Source rows under it. Here the map is panned once, without
@@ -210,24 +210,19 @@ class ClearPopups(MacroElement):
                 });
                 return [dx, dy];
             }
-            map.on('popupopen', function(event) {
-                var popup = event.popup, source = popup._source;
-                if (source && source.getTooltip && source.getTooltip()) {
-                    source._corridorTip = source.getTooltip();
-                    source.unbindTooltip();
+            function asideFromItsPopup(source) {  // (kept bound: streamlit-folium reads it)
+                if (source && source.closeTooltip && source.isPopupOpen && source.isPopupOpen()) {
+                    source.closeTooltip();
                 }
-                var shift = clearance(popup);
+            }
+            map.on('popupopen', function(event) {
+                asideFromItsPopup(event.popup._source);
+                var shift = clearance(event.popup);
                 if (shift[0] || shift[1]) {
                     map.panBy([-shift[0], -shift[1]], {animate: false});
                 }
             });
-            map.on('popupclose', function(event) {
-                var source = event.popup._source;
-                if (source && source._corridorTip) {
-                    source.bindTooltip(source._corridorTip);
-                    source._corridorTip = null;
-                }
-            });
+            map.on('tooltipopen', function(event) { asideFromItsPopup(event.tooltip._source); });
         })({{ this._parent.get_name() }});
         {% endmacro %}
         """

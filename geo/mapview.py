@@ -216,8 +216,13 @@ def story_frame(scenario: Scenario, view: MapView, records: Shown | None = None)
     return ViewRequest.fit(bounds, token="story")
 
 
-def convoy_frame(scenario: Scenario, convoy_id: str, at: datetime) -> ViewRequest | None:
-    """The view that shows one convoy: its route and where it is at `at` (None: no geometry)."""
+def convoy_frame(
+    scenario: Scenario, convoy_id: str, at: datetime, *, popup: str = ""
+) -> ViewRequest | None:
+    """The view that shows one convoy: its route and where it is at `at` (None: no geometry).
+
+    `popup`: the tooltip of the convoy's marker or route that was clicked, reopened there.
+    """
     line = timeline.route_of(scenario, convoy_id)
     convoy = next((c for c in scenario.convoys if c.id == convoy_id), None)
     if line is None or convoy is None:
@@ -225,7 +230,7 @@ def convoy_frame(scenario: Scenario, convoy_id: str, at: datetime) -> ViewReques
     position = timeline.convoy_at(scenario, convoy, at).position
     shapes = [line] if position is None else [line, position]
     bounds = viewport.around(shapely.GeometryCollection(shapes))
-    return ViewRequest.fit(bounds, max_zoom=viewport.CONVOY_MAX_ZOOM)
+    return ViewRequest.fit(bounds, max_zoom=viewport.CONVOY_MAX_ZOOM, popup=popup)
 
 
 @dataclass(frozen=True)

@@ -99,11 +99,16 @@ class ViewRequest:
     center: tuple[float, float] | None = None
     zoom: float | None = None
     max_zoom: float | None = None
+    popup: str = ""
+    """The tooltip text (as the page shows it) of a layer whose popup opens once the view is
+    applied: the convoy marker that was clicked keeps its popup open in the redrawn map."""
 
     @classmethod
-    def fit(cls, bounds: Bounds, *, max_zoom: float | None = None, token: str = "") -> ViewRequest:
+    def fit(
+        cls, bounds: Bounds, *, max_zoom: float | None = None, token: str = "", popup: str = ""
+    ) -> ViewRequest:
         """Frame `bounds` clear of the map's controls."""
-        return cls(token or new_token(), bounds=bounds, max_zoom=max_zoom)
+        return cls(token or new_token(), bounds=bounds, max_zoom=max_zoom, popup=popup)
 
     @classmethod
     def at(
@@ -122,6 +127,8 @@ class ViewRequest:
             data["zoom"] = float(self.zoom)
         if self.max_zoom is not None:
             data["maxZoom"] = float(self.max_zoom)
+        if self.popup:
+            data["popup"] = self.popup
         return data
 
 
@@ -185,6 +192,19 @@ class ViewKeeper(MacroElement):
                     map.setView(request.center || map.getCenter(), request.zoom || map.getZoom(),
                                 {animate: false});
                 }
+                if (request.popup) { openPopupOf(request.popup); }
+            }
+            function openPopupOf(tip) {  // the layer whose tooltip reads `tip`, a marker first
+                var found = null, text = document.createElement('div');
+                map.eachLayer(function(layer) {
+                    if (!layer.getTooltip || !layer.getTooltip() || !layer.getPopup) { return; }
+                    text.innerHTML = layer.getTooltip().getContent();
+                    if (text.textContent !== tip || !layer.getPopup()) { return; }
+                    if (!found || (layer instanceof L.Marker && !(found instanceof L.Marker))) {
+                        found = layer;
+                    }
+                });
+                if (found) { found.openPopup(); }
             }
             {{ this.when_styled }}
             var stored = null;
@@ -206,14 +226,26 @@ class ViewKeeper(MacroElement):
                 }
                 map.getContainer().setAttribute('data-corridor-view', request.token);
             }
+            function refitUntilTouched() {
+                // A map drawn in a frame that is still being laid out (a new iframe is 300 px
+                // wide at first) is fitted again whenever it is resized, until its user
+                // touches it: the request is for the map as it is finally shown.
+                var touched = false;
+                ['mousedown', 'touchstart', 'wheel', 'keydown'].forEach(function(name) {
+                    L.DomEvent.on(map.getContainer(), name, function() { touched = true; });
+                });
+                map.on('resize', function() { if (!touched) { apply(); } });
+            }
             if (stored && stored.token === request.token) {
                 map.setView([stored.lat, stored.lng], stored.zoom, {animate: false});
                 shown();
             } else if (request.bounds) {  // fitted once the controls have their size
                 whenStyled(function() { whenSized(function() { apply(); shown(); }); });
+                refitUntilTouched();
             } else {
                 apply();
                 shown();
+                refitUntilTouched();
             }
         })({{ this._parent.get_name() }}, {{ this.request|tojson }}, {{ this.store|tojson }});
         {% endmacro %}

@@ -249,6 +249,8 @@ def test_a_convoy_clicked_on_the_map_is_selected_zoomed_to_and_stays(
     seen = watch(page, 8)
     assert len(seen) == 1, f"the view did not hold on the clicked convoy: {seen}"
     assert convoy_1_in_view(page)
+    popup = evaluate(page, "() => (document.querySelector('.leaflet-popup') || {}).textContent")
+    assert str(popup).startswith("First convoy"), "the clicked marker's popup closed"
 
 
 def test_the_first_view_shows_aleppo_clear_of_every_control(server: str, page: Page) -> None:
