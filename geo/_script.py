@@ -34,7 +34,7 @@ class ScriptElement(JSCSSMixin, MacroElement):
 
     def render(self, **kwargs: Any) -> str:
         figure: Any = self.get_root()
-        figure.script.add_child(_Text(self.script_text()), name=self.get_name())
+        figure.script.add_child(Text(self.script_text()), name=self.get_name())
         return ""
 
     @property
@@ -43,7 +43,7 @@ class ScriptElement(JSCSSMixin, MacroElement):
         return str(parent.get_name())
 
 
-class _Text(Element):
+class Text(Element):
     """Text rendered as it is (never compiled as a template)."""
 
     def __init__(self, text: str) -> None:

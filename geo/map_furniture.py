@@ -11,21 +11,27 @@ LOCATOR_FRAME = [[32.2, 35.4], [37.5, 42.6]]
 """What the locator inset shows: Syria and the edges of its neighbours."""
 WHEN_STYLED_JS = """
 function whenStyled(run) {
+    function styled() {  // Leaflet's rules place the controls in the map's corners
+        var corner = document.querySelector('.leaflet-top');
+        return !corner || getComputedStyle(corner).position === 'absolute';
+    }
     var pending = Array.prototype.filter.call(
         document.querySelectorAll('link[rel="stylesheet"]'),
         function(link) { return !link.sheet; });
-    var left = pending.length;
-    if (!left) { run(); return; }
-    function done() { left -= 1; if (left === 0) { run(); } }
+    var left = pending.length, ran = false;
+    function once() { if (!ran) { ran = true; run(); } }
+    if (!left || styled()) { once(); return; }
+    function done() { left -= 1; if (left === 0 || styled()) { once(); } }
     pending.forEach(function(link) {
         link.addEventListener('load', done);
         link.addEventListener('error', done);
     });
 }
 """
-"""`whenStyled(run)`: run once the page's stylesheets are in. streamlit-folium adds the map's
-stylesheet links and runs its script at once, so sizes and places measured before would be
-those of an unstyled page (controls stacked as blocks, markers as wide as the map)."""
+"""`whenStyled(run)`: run once the map is laid out as it will be shown: at once where Leaflet's
+stylesheet is already in (inlined, or in the page's head: geo.assets.leaflet_css), otherwise
+when the page's stylesheet links have loaded. Sizes and places measured before would be those
+of an unstyled page (controls stacked as blocks, markers as wide as the map)."""
 
 
 class Panel(MacroElement):

@@ -150,6 +150,23 @@ def test_map_options_include_max_and_min_zoom(shipped: Scenario) -> None:
     assert re.search(r'"minZoom": 4\b', options[1])
 
 
+def test_the_dashboards_map_loads_the_lean_bundle_with_leaflets_rules_inline(
+    shipped: Scenario, tmp_path: Path
+) -> None:
+    base = "../../app/static/vendor"
+    folium_map = mapview.build_map(shipped, MapView(at=utc(13)), asset_url=base)
+    html = str(folium_map.get_root().render())
+    assert loaded(html) == [f"{base}/{geo.assets.LEAN_JS}", f"{base}/{geo.assets.LEAN_CSS}"]
+    head = html[: html.index("</head>")]
+    assert ".leaflet-top" in head  # laid out before the stylesheet link has loaded
+    geo.assets.publish(tmp_path)
+    lean = (tmp_path / geo.assets.LEAN_JS).read_text(encoding="utf-8")
+    full = (tmp_path / geo.assets.BUNDLE_JS).read_text(encoding="utf-8")
+    assert "L.Control.Draw" not in lean
+    assert "L.Control.Draw" in full
+    assert len(lean) < len(full) - 90_000
+
+
 @pytest.fixture
 def no_node_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setattr(geo.assets, "MODULES", tmp_path / "node_modules")
