@@ -202,19 +202,15 @@ def sidebar(scenario: Scenario) -> MapView:
         format_func=lambda moment: labels.get(moment) or tables.short_time(moment, zone),
     )
     bar.caption(f"{tables.utc_time(ss.at)} · 15-minute steps")
-    bar.button(
-        "Pause" if ss.playing else "Play",
-        icon=":material/pause:" if ss.playing else ":material/play_arrow:",
-        on_click=_toggle_play,
-        key="play",
-    )  # (Material Symbols ship with Streamlit: no emoji font is needed for the glyphs)
+    # Words, not glyphs: "⏸" needs an emoji font, and Streamlit's icon font (375 KB) held the
+    # map back by a quarter of a second on a first visit.
+    bar.button("Pause" if ss.playing else "Play", on_click=_toggle_play, key="play")
     bar.subheader("Layers")
     for key in ALL_LAYERS:
         bar.checkbox(LAYER_LABELS[key], key=f"layer:{key}")
     bar.radio("Base map", list(BASES), format_func=BASES.__getitem__, key="base")
     reset = bar.button(
         "Reset view",
-        icon=":material/fit_screen:",
         key="reset_view",
         help="Frame the story at this moment again: convoys under way or arrived, and the "
         "besieged and contested zones",

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from branca.element import MacroElement
-from jinja2 import Template
-
 from geo import basemap
+from geo._script import ScriptCall
+
+
+def _indent(text: str) -> str:
+    return "".join(f"    {line}\n" if line else "\n" for line in text.strip().splitlines())
+
 
 LOCATOR_FRAME = [[32.2, 35.4], [37.5, 42.6]]
 """What the locator inset shows: Syria and the edges of its neighbours."""
@@ -34,7 +37,7 @@ when the page's stylesheet links have loaded. Sizes and places measured before w
 of an unstyled page (controls stacked as blocks, markers as wide as the map)."""
 
 
-class Panel(MacroElement):
+class Panel(ScriptCall):
     """A Leaflet control holding ready-made (escaped) HTML: the title, the legend, the arrow.
 
     `first` puts it at the top of its corner (the title above the zoom buttons). A `foldable`
@@ -42,42 +45,32 @@ class Panel(MacroElement):
     (sessionStorage) when the map is drawn again.
     """
 
-    _template = Template(
-        """
-        {% macro script(this, kwargs) %}
-        (function(map) {
-            var panel = L.control({position: {{ this.position|tojson }}});
-            panel.onAdd = function() {
-                var div = L.DomUtil.create('div', {{ this.css_class|tojson }});
-                div.innerHTML = {{ this.html|tojson }};
-                L.DomEvent.disableClickPropagation(div);
-                L.DomEvent.disableScrollPropagation(div);
-                return div;
-            };
-            panel.addTo(map);
-            var div = panel.getContainer();
-            {%- if this.first %}
-            div.parentNode.insertBefore(div, div.parentNode.firstChild);
-            {%- endif %}
-            {%- if this.foldable %}
-            var key = 'corridor-folded:' + {{ this.css_class|tojson }};
-            var button = div.querySelector('.corridor-fold');
-            function show(folded) {
-                div.classList.toggle('corridor-folded', folded);
-                button.setAttribute('aria-expanded', folded ? 'false' : 'true');
-            }
-            try { show(window.sessionStorage.getItem(key) === '1'); } catch (error) { show(false); }
-            L.DomEvent.on(button, 'click', function() {
-                var folded = !div.classList.contains('corridor-folded');
-                show(folded);
-                try { window.sessionStorage.setItem(key, folded ? '1' : '0'); }
-                catch (error) { /* remembered until the map is drawn again */ }
-            });
-            {%- endif %}
-        })({{ this._parent.get_name() }});
-        {% endmacro %}
-        """
-    )
+    FUNCTION = """function(map, position, cssClass, html, first, foldable) {
+    var panel = L.control({position: position});
+    panel.onAdd = function() {
+        var div = L.DomUtil.create('div', cssClass);
+        div.innerHTML = html;
+        L.DomEvent.disableClickPropagation(div);
+        L.DomEvent.disableScrollPropagation(div);
+        return div;
+    };
+    panel.addTo(map);
+    var div = panel.getContainer();
+    if (first) { div.parentNode.insertBefore(div, div.parentNode.firstChild); }
+    if (!foldable) { return; }
+    var key = 'corridor-folded:' + cssClass, button = div.querySelector('.corridor-fold');
+    function show(folded) {
+        div.classList.toggle('corridor-folded', folded);
+        button.setAttribute('aria-expanded', folded ? 'false' : 'true');
+    }
+    try { show(window.sessionStorage.getItem(key) === '1'); } catch (error) { show(false); }
+    L.DomEvent.on(button, 'click', function() {
+        var folded = !div.classList.contains('corridor-folded');
+        show(folded);
+        try { window.sessionStorage.setItem(key, folded ? '1' : '0'); }
+        catch (error) { /* remembered until the map is drawn again */ }
+    });
+}"""
 
     def __init__(
         self,
@@ -88,13 +81,11 @@ class Panel(MacroElement):
         first: bool = False,
         foldable: bool = False,
     ) -> None:
-        super().__init__()
-        self._name = "Panel"
+        super().__init__(position, css_class, html, first, foldable)
         self.position, self.css_class, self.html = position, css_class, html
-        self.first, self.foldable = first, foldable
 
 
-class PlaceLabels(MacroElement):
+class PlaceLabels(ScriptCall):
     """Place names beside their symbols, never under a symbol or another name.
 
     Each `.corridor-label` (drawn with its place's symbol) tries the right, the left, above and
@@ -105,82 +96,74 @@ class PlaceLabels(MacroElement):
     the page one layout.
     """
 
-    _template = Template(
-        """
-        {% macro script(this, kwargs) %}
-        (function(map) {
-            var SPOTS = ['right', 'left', 'above', 'below'], GAP = 3;
-            function meets(a, taken) {
-                return taken.some(function(b) {
-                    return a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b;
-                });
+    FUNCTION = (
+        """function(map) {
+"""
+        + _indent(WHEN_STYLED_JS)
+        + """    var SPOTS = ['right', 'left', 'above', 'below'], GAP = 3;
+    function meets(a, taken) {
+        return taken.some(function(b) {
+            return a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b;
+        });
+    }
+    function rect(r) {
+        return {l: r.left - 1, t: r.top - 1, r: r.right + 1, b: r.bottom + 1};
+    }
+    function spot(icon, w, h, where) {  // where a label stands, as its CSS class puts it
+        var x = icon.left, y = icon.top, cx = (icon.left + icon.right) / 2,
+            cy = (icon.top + icon.bottom) / 2;
+        if (where === 'right') { x = icon.right + GAP; y = cy - h / 2; }
+        else if (where === 'left') { x = icon.left - GAP - w; y = cy - h / 2; }
+        else if (where === 'above') { x = cx - w / 2; y = icon.top - GAP - h; }
+        else { x = cx - w / 2; y = icon.bottom + GAP; }
+        return {l: x - 1, t: y - 1, r: x + w + 1, b: y + h + 1};
+    }
+    function place() {
+        // every size is read first, then every class written: one layout, not one a try
+        var root = map.getContainer();
+        var taken = [];
+        var solid = root.querySelectorAll('.corridor-symbol > svg, .leaflet-control');
+        solid.forEach(function(element) {  // symbols, and the panels over the map
+            var r = element.getBoundingClientRect();
+            if (r.width && r.height) { taken.push(rect(r)); }
+        });
+        var labels = Array.prototype.map.call(root.querySelectorAll('.corridor-label'),
+            function(label) {
+                var r = label.getBoundingClientRect();
+                return {element: label, rank: +label.dataset.rank, w: r.width,
+                        h: r.height, icon: label.parentNode.getBoundingClientRect()};
+            });
+        var towns = Array.prototype.map.call(root.querySelectorAll('.corridor-town'),
+            function(town) { return {element: town, r: town.getBoundingClientRect()}; });
+        labels.sort(function(a, b) { return a.rank - b.rank; });
+        labels.forEach(function(label) {
+            label.where = null;
+            if (!label.w || !label.h || !label.icon.width) { return; }
+            for (var i = 0; i < SPOTS.length; i++) {
+                var box = spot(label.icon, label.w, label.h, SPOTS[i]);
+                if (!meets(box, taken)) { taken.push(box); label.where = SPOTS[i]; return; }
             }
-            function rect(r) {
-                return {l: r.left - 1, t: r.top - 1, r: r.right + 1, b: r.bottom + 1};
-            }
-            function spot(icon, w, h, where) {  // where a label stands, as its CSS class puts it
-                var x = icon.left, y = icon.top, cx = (icon.left + icon.right) / 2,
-                    cy = (icon.top + icon.bottom) / 2;
-                if (where === 'right') { x = icon.right + GAP; y = cy - h / 2; }
-                else if (where === 'left') { x = icon.left - GAP - w; y = cy - h / 2; }
-                else if (where === 'above') { x = cx - w / 2; y = icon.top - GAP - h; }
-                else { x = cx - w / 2; y = icon.bottom + GAP; }
-                return {l: x - 1, t: y - 1, r: x + w + 1, b: y + h + 1};
-            }
-            function place() {
-                // every size is read first, then every class written: one layout, not one a try
-                var root = map.getContainer();
-                var taken = [];
-                var solid = root.querySelectorAll('.corridor-symbol > svg, .leaflet-control');
-                solid.forEach(function(element) {  // symbols, and the panels over the map
-                    var r = element.getBoundingClientRect();
-                    if (r.width && r.height) { taken.push(rect(r)); }
-                });
-                var labels = Array.prototype.map.call(root.querySelectorAll('.corridor-label'),
-                    function(label) {
-                        var r = label.getBoundingClientRect();
-                        return {element: label, rank: +label.dataset.rank, w: r.width,
-                                h: r.height, icon: label.parentNode.getBoundingClientRect()};
-                    });
-                var towns = Array.prototype.map.call(root.querySelectorAll('.corridor-town'),
-                    function(town) { return {element: town, r: town.getBoundingClientRect()}; });
-                labels.sort(function(a, b) { return a.rank - b.rank; });
-                labels.forEach(function(label) {
-                    label.where = null;
-                    if (!label.w || !label.h || !label.icon.width) { return; }
-                    for (var i = 0; i < SPOTS.length; i++) {
-                        var box = spot(label.icon, label.w, label.h, SPOTS[i]);
-                        if (!meets(box, taken)) { taken.push(box); label.where = SPOTS[i]; return; }
-                    }
-                });
-                towns.forEach(function(town) {
-                    town.free = !town.r.width || !meets(rect(town.r), taken);
-                    if (town.free && town.r.width) { taken.push(rect(town.r)); }
-                });
-                labels.forEach(function(label) {
-                    var where = label.where || 'right';
-                    label.element.className = 'corridor-label corridor-label-' + where;
-                    label.element.style.visibility = label.where ? '' : 'hidden';
-                });
-                towns.forEach(function(town) {
-                    town.element.style.visibility = town.free ? '' : 'hidden';
-                });
-            }
-            {{ this.when_styled }}
-            map.on('zoomend overlayadd overlayremove', place);
-            whenStyled(place);
-        })({{ this._parent.get_name() }});
-        {% endmacro %}
-        """
+        });
+        towns.forEach(function(town) {
+            town.free = !town.r.width || !meets(rect(town.r), taken);
+            if (town.free && town.r.width) { taken.push(rect(town.r)); }
+        });
+        labels.forEach(function(label) {
+            var where = label.where || 'right';
+            label.element.className = 'corridor-label corridor-label-' + where;
+            label.element.style.visibility = label.where ? '' : 'hidden';
+        });
+        towns.forEach(function(town) {
+            town.element.style.visibility = town.free ? '' : 'hidden';
+        });
+    }
+    map.on('zoomend overlayadd overlayremove', place);
+    whenStyled(place);
+}"""
     )
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._name = "PlaceLabels"
-        self.when_styled = WHEN_STYLED_JS
 
-
-class ClearPopups(MacroElement):
+class ClearPopups(ScriptCall):
     """A popup opens inside the map and clear of its panels; its layer's tooltip stays shut.
 
     Leaflet's own autopan keeps a popup inside the map but not out from under a control: one
@@ -189,111 +172,92 @@ class ClearPopups(MacroElement):
     meet (above or below it, by the side of the map the control is on).
     """
 
-    _template = Template(
-        """
-        {% macro script(this, kwargs) %}
-        (function(map) {
-            L.Popup.prototype.options.autoPan = false;  // every popup, made before or after
-            var MARGIN = 8;
-            function meets(a, b, dx, dy) {
-                return b.width && b.left < a.right + dx && a.left + dx < b.right
-                    && b.top < a.bottom + dy && a.top + dy < b.bottom;
-            }
-            function clearance(popup) {
-                var box = map.getContainer().getBoundingClientRect();
-                var p = popup.getElement().getBoundingClientRect();
-                var dx = 0, dy = 0;
-                if (p.right > box.right - MARGIN) { dx = box.right - MARGIN - p.right; }
-                if (p.left + dx < box.left + MARGIN) { dx = box.left + MARGIN - p.left; }
-                if (p.bottom > box.bottom - MARGIN) { dy = box.bottom - MARGIN - p.bottom; }
-                if (p.top + dy < box.top + MARGIN) { dy = box.top + MARGIN - p.top; }
-                var controls = map.getContainer().querySelectorAll('.leaflet-control');
-                Array.prototype.forEach.call(controls, function(control) {
-                    var r = control.getBoundingClientRect();
-                    if (!meets(p, r, dx, dy)) { return; }
-                    var upper = r.top - box.top < box.bottom - r.bottom;
-                    dy = upper ? r.bottom + MARGIN - p.top : r.top - MARGIN - p.bottom;
-                });
-                return [dx, dy];
-            }
-            function asideFromItsPopup(source) {  // (kept bound: streamlit-folium reads it)
-                if (source && source.closeTooltip && source.isPopupOpen && source.isPopupOpen()) {
-                    source.closeTooltip();
-                }
-            }
-            map.on('popupopen', function(event) {
-                asideFromItsPopup(event.popup._source);
-                var shift = clearance(event.popup);
-                if (shift[0] || shift[1]) {
-                    map.panBy([-shift[0], -shift[1]], {animate: false});
-                }
-            });
-            map.on('tooltipopen', function(event) { asideFromItsPopup(event.tooltip._source); });
-        })({{ this._parent.get_name() }});
-        {% endmacro %}
-        """
-    )
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._name = "ClearPopups"
+    FUNCTION = """function(map) {
+    L.Popup.prototype.options.autoPan = false;  // every popup, made before or after
+    var MARGIN = 8;
+    function meets(a, b, dx, dy) {
+        return b.width && b.left < a.right + dx && a.left + dx < b.right
+            && b.top < a.bottom + dy && a.top + dy < b.bottom;
+    }
+    function clearance(popup) {
+        var box = map.getContainer().getBoundingClientRect();
+        var p = popup.getElement().getBoundingClientRect();
+        var dx = 0, dy = 0;
+        if (p.right > box.right - MARGIN) { dx = box.right - MARGIN - p.right; }
+        if (p.left + dx < box.left + MARGIN) { dx = box.left + MARGIN - p.left; }
+        if (p.bottom > box.bottom - MARGIN) { dy = box.bottom - MARGIN - p.bottom; }
+        if (p.top + dy < box.top + MARGIN) { dy = box.top + MARGIN - p.top; }
+        var controls = map.getContainer().querySelectorAll('.leaflet-control');
+        Array.prototype.forEach.call(controls, function(control) {
+            var r = control.getBoundingClientRect();
+            if (!meets(p, r, dx, dy)) { return; }
+            var upper = r.top - box.top < box.bottom - r.bottom;
+            dy = upper ? r.bottom + MARGIN - p.top : r.top - MARGIN - p.bottom;
+        });
+        return [dx, dy];
+    }
+    function asideFromItsPopup(source) {  // (kept bound: streamlit-folium reads it)
+        if (source && source.closeTooltip && source.isPopupOpen && source.isPopupOpen()) {
+            source.closeTooltip();
+        }
+    }
+    map.on('popupopen', function(event) {
+        asideFromItsPopup(event.popup._source);
+        var shift = clearance(event.popup);
+        if (shift[0] || shift[1]) {
+            map.panBy([-shift[0], -shift[1]], {animate: false});
+        }
+    });
+    map.on('tooltipopen', function(event) { asideFromItsPopup(event.tooltip._source); });
+}"""
 
 
-class Locator(MacroElement):
+class Locator(ScriptCall):
     """A small map of Syria in a corner with the main map's extent on it (as OCHA maps have).
 
     Drawn from the offline base's country outlines; where the extent is only a few pixels
     wide on the inset it is marked by a dot.
     """
 
-    _template = Template(
-        """
-        {% macro script(this, kwargs) %}
-        (function(map, data) {
-            var inset = L.control({position: {{ this.position|tojson }}});
-            inset.onAdd = function() {
-                var div = L.DomUtil.create('div', 'corridor-locator');
-                div.setAttribute('aria-label', 'Locator map: the extent of this map in Syria');
-                return div;
-            };
-            inset.addTo(map);
-            var mini = L.map(inset.getContainer(), {
-                zoomControl: false, attributionControl: false, dragging: false,
-                scrollWheelZoom: false, doubleClickZoom: false, boxZoom: false,
-                keyboard: false, touchZoom: false, zoomSnap: 0, zoomAnimation: false,
-                fadeAnimation: false, inertia: false
-            });
-            mini.fitBounds({{ this.frame|tojson }}, {animate: false});
-            L.geoJSON(data.countries, {interactive: false, style: function(f) {
-                return {color: '#8c8c8c', weight: 0.6, fillOpacity: 1,
-                        fillColor: f.properties.iso_a3 === 'SYR' ? '#fbfaf6' : '#ebe8e1'};
-            }}).addTo(mini);
-            var extent = L.rectangle(map.getBounds(), {color: '#D55E00', weight: 2,
-                fillOpacity: 0.15, interactive: false}).addTo(mini);
-            var dot = L.circleMarker(map.getCenter(), {radius: 4, color: '#D55E00',
-                fillOpacity: 1, interactive: false});
-            function follow() {
-                var bounds = map.getBounds();
-                extent.setBounds(bounds);
-                var nw = mini.latLngToContainerPoint(bounds.getNorthWest());
-                var se = mini.latLngToContainerPoint(bounds.getSouthEast());
-                var small = Math.min(se.x - nw.x, se.y - nw.y) < 6;
-                dot.setLatLng(map.getCenter());
-                if (small) { dot.addTo(mini); } else { dot.remove(); }
-            }
-            map.on('moveend', follow);
-            follow();
-        })({{ this._parent.get_name() }}, window.{{ this.data_global }});
-        {% endmacro %}
-        """
-    )
+    FUNCTION = """function(map, position, frame, dataGlobal) {
+    var data = window[dataGlobal];
+    var inset = L.control({position: position});
+    inset.onAdd = function() {
+        var div = L.DomUtil.create('div', 'corridor-locator');
+        div.setAttribute('aria-label', 'Locator map: the extent of this map in Syria');
+        return div;
+    };
+    inset.addTo(map);
+    var mini = L.map(inset.getContainer(), {
+        zoomControl: false, attributionControl: false, dragging: false,
+        scrollWheelZoom: false, doubleClickZoom: false, boxZoom: false,
+        keyboard: false, touchZoom: false, zoomSnap: 0, zoomAnimation: false,
+        fadeAnimation: false, inertia: false
+    });
+    mini.fitBounds(frame, {animate: false});
+    L.geoJSON(data.countries, {interactive: false, style: function(f) {
+        return {color: '#8c8c8c', weight: 0.6, fillOpacity: 1,
+                fillColor: f.properties.iso_a3 === 'SYR' ? '#fbfaf6' : '#ebe8e1'};
+    }}).addTo(mini);
+    var extent = L.rectangle(map.getBounds(), {color: '#D55E00', weight: 2,
+        fillOpacity: 0.15, interactive: false}).addTo(mini);
+    var dot = L.circleMarker(map.getCenter(), {radius: 4, color: '#D55E00',
+        fillOpacity: 1, interactive: false});
+    function follow() {
+        var bounds = map.getBounds();
+        extent.setBounds(bounds);
+        var nw = mini.latLngToContainerPoint(bounds.getNorthWest());
+        var se = mini.latLngToContainerPoint(bounds.getSouthEast());
+        var small = Math.min(se.x - nw.x, se.y - nw.y) < 6;
+        dot.setLatLng(map.getCenter());
+        if (small) { dot.addTo(mini); } else { dot.remove(); }
+    }
+    map.on('moveend', follow);
+    follow();
+}"""
 
     def __init__(self, position: str = "bottomleft") -> None:
-        super().__init__()
-        self._name = "Locator"
-        self.position = position
-        self.frame = LOCATOR_FRAME
-        self.data_global = basemap.GLOBAL
+        super().__init__(position, LOCATOR_FRAME, basemap.GLOBAL)
 
 
 FURNITURE_CSS = """

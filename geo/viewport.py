@@ -9,11 +9,10 @@ from typing import Any
 
 import numpy as np
 import shapely
-from branca.element import MacroElement
-from jinja2 import Template
 
 from geo import timeline
-from geo.map_furniture import WHEN_STYLED_JS
+from geo._script import ScriptCall
+from geo.map_furniture import WHEN_STYLED_JS, _indent
 from geo.records import Control, ControlZone, PlaceKind, Scenario
 from geo.timeline import ConvoyAt, ConvoyState
 
@@ -136,7 +135,7 @@ def new_token() -> str:
     return secrets.token_hex(6)
 
 
-class ViewKeeper(MacroElement):
+class ViewKeeper(ScriptCall):
     """Applies the view request once and, with a `store` key, keeps the user's view after it.
 
     The view lives in the tab's sessionStorage under `store`: a map drawn again (a new moment,
@@ -148,113 +147,107 @@ class ViewKeeper(MacroElement):
     size.
     """
 
-    _template = Template(
-        """
-        {% macro script(this, kwargs) %}
-        (function(map, request, storeKey) {
-            function clearOfControls() {
-                var box = map.getContainer().getBoundingClientRect();
-                var pad = {top: 12, right: 12, bottom: 12, left: 12};
-                var controls = map.getContainer().querySelectorAll('.leaflet-control');
-                Array.prototype.forEach.call(controls, function(control) {
-                    var r = control.getBoundingClientRect();
-                    if (!r.width || !r.height) { return; }
-                    var upper = r.top - box.top < box.bottom - r.bottom;
-                    var lefter = r.left - box.left < box.right - r.right;
-                    var v = upper ? r.bottom - box.top + 8 : box.bottom - r.top + 8;
-                    var h = lefter ? r.right - box.left + 8 : box.right - r.left + 8;
-                    if (v / box.height <= h / box.width) {
-                        var side = upper ? 'top' : 'bottom';
-                        pad[side] = Math.max(pad[side], v);
-                    } else {
-                        var edge = lefter ? 'left' : 'right';
-                        pad[edge] = Math.max(pad[edge], h);
-                    }
-                });
-                var keepX = Math.min(1, 0.6 * box.width / (pad.left + pad.right));
-                var keepY = Math.min(1, 0.6 * box.height / (pad.top + pad.bottom));
-                return {paddingTopLeft: [pad.left * keepX, pad.top * keepY],
-                        paddingBottomRight: [pad.right * keepX, pad.bottom * keepY]};
-            }
-            function whenSized(run) {  // a map laid out at no size yet fits to nothing
-                var size = map.getSize();
-                if (size.x > 40 && size.y > 40) { run(); return; }
-                map.once('resize', function() { whenSized(run); });
-            }
-            function apply() {
-                if (request.bounds) {
-                    var options = clearOfControls();
-                    options.animate = false;
-                    options.maxZoom = request.maxZoom || map.getMaxZoom();
-                    map.fitBounds(request.bounds, options);
-                }
-                if (request.center || request.zoom) {
-                    map.setView(request.center || map.getCenter(), request.zoom || map.getZoom(),
-                                {animate: false});
-                }
-                if (request.popup) { openPopupOf(request.popup); }
-            }
-            function openPopupOf(tip) {  // the layer whose tooltip reads `tip`, a marker first
-                var found = null, text = document.createElement('div');
-                map.eachLayer(function(layer) {
-                    if (!layer.getTooltip || !layer.getTooltip() || !layer.getPopup) { return; }
-                    text.innerHTML = layer.getTooltip().getContent();
-                    if (text.textContent !== tip || !layer.getPopup()) { return; }
-                    if (!found || (layer instanceof L.Marker && !(found instanceof L.Marker))) {
-                        found = layer;
-                    }
-                });
-                if (found) { found.openPopup(); }
-            }
-            {{ this.when_styled }}
-            var stored = null;
-            if (storeKey) {
-                try { stored = JSON.parse(window.sessionStorage.getItem(storeKey) || 'null'); }
-                catch (error) { storeKey = null; }
-            }
-            function keep() {
-                var centre = map.getCenter();
-                var view = {token: request.token, lat: centre.lat, lng: centre.lng,
-                            zoom: map.getZoom()};
-                try { window.sessionStorage.setItem(storeKey, JSON.stringify(view)); }
-                catch (error) { /* storage full or refused: the view is kept until a redraw */ }
-            }
-            function shown() {  // from now on the view is the user's: keep every move
-                if (storeKey) {
-                    keep();
-                    map.on('moveend', keep);
-                }
-                map.getContainer().setAttribute('data-corridor-view', request.token);
-            }
-            function refitUntilTouched() {
-                // A map drawn in a frame that is still being laid out (a new iframe is 300 px
-                // wide at first) is fitted again whenever it is resized, until its user
-                // touches it: the request is for the map as it is finally shown.
-                var touched = false;
-                ['mousedown', 'touchstart', 'wheel', 'keydown'].forEach(function(name) {
-                    L.DomEvent.on(map.getContainer(), name, function() { touched = true; });
-                });
-                map.on('resize', function() { if (!touched) { apply(); } });
-            }
-            if (stored && stored.token === request.token) {
-                map.setView([stored.lat, stored.lng], stored.zoom, {animate: false});
-                shown();
-            } else if (request.bounds) {  // fitted once the controls have their size
-                whenStyled(function() { whenSized(function() { apply(); shown(); }); });
-                refitUntilTouched();
+    FUNCTION = (
+        """function(map, request, storeKey) {
+"""
+        + _indent(WHEN_STYLED_JS)
+        + """    function clearOfControls() {
+        var box = map.getContainer().getBoundingClientRect();
+        var pad = {top: 12, right: 12, bottom: 12, left: 12};
+        var controls = map.getContainer().querySelectorAll('.leaflet-control');
+        Array.prototype.forEach.call(controls, function(control) {
+            var r = control.getBoundingClientRect();
+            if (!r.width || !r.height) { return; }
+            var upper = r.top - box.top < box.bottom - r.bottom;
+            var lefter = r.left - box.left < box.right - r.right;
+            var v = upper ? r.bottom - box.top + 8 : box.bottom - r.top + 8;
+            var h = lefter ? r.right - box.left + 8 : box.right - r.left + 8;
+            if (v / box.height <= h / box.width) {
+                var side = upper ? 'top' : 'bottom';
+                pad[side] = Math.max(pad[side], v);
             } else {
-                apply();
-                shown();
-                refitUntilTouched();
+                var edge = lefter ? 'left' : 'right';
+                pad[edge] = Math.max(pad[edge], h);
             }
-        })({{ this._parent.get_name() }}, {{ this.request|tojson }}, {{ this.store|tojson }});
-        {% endmacro %}
-        """
+        });
+        var keepX = Math.min(1, 0.6 * box.width / (pad.left + pad.right));
+        var keepY = Math.min(1, 0.6 * box.height / (pad.top + pad.bottom));
+        return {paddingTopLeft: [pad.left * keepX, pad.top * keepY],
+                paddingBottomRight: [pad.right * keepX, pad.bottom * keepY]};
+    }
+    function whenSized(run) {  // a map laid out at no size yet fits to nothing
+        var size = map.getSize();
+        if (size.x > 40 && size.y > 40) { run(); return; }
+        map.once('resize', function() { whenSized(run); });
+    }
+    function apply() {
+        if (request.bounds) {
+            var options = clearOfControls();
+            options.animate = false;
+            options.maxZoom = request.maxZoom || map.getMaxZoom();
+            map.fitBounds(request.bounds, options);
+        }
+        if (request.center || request.zoom) {
+            map.setView(request.center || map.getCenter(), request.zoom || map.getZoom(),
+                        {animate: false});
+        }
+        if (request.popup) { openPopupOf(request.popup); }
+    }
+    function openPopupOf(tip) {  // the layer whose tooltip reads `tip`, a marker first
+        var found = null, text = document.createElement('div');
+        map.eachLayer(function(layer) {
+            if (!layer.getTooltip || !layer.getTooltip() || !layer.getPopup) { return; }
+            text.innerHTML = layer.getTooltip().getContent();
+            if (text.textContent !== tip || !layer.getPopup()) { return; }
+            if (!found || (layer instanceof L.Marker && !(found instanceof L.Marker))) {
+                found = layer;
+            }
+        });
+        if (found) { found.openPopup(); }
+    }
+    var stored = null;
+    if (storeKey) {
+        try { stored = JSON.parse(window.sessionStorage.getItem(storeKey) || 'null'); }
+        catch (error) { storeKey = null; }
+    }
+    function keep() {
+        var centre = map.getCenter();
+        var view = {token: request.token, lat: centre.lat, lng: centre.lng,
+                    zoom: map.getZoom()};
+        try { window.sessionStorage.setItem(storeKey, JSON.stringify(view)); }
+        catch (error) { /* storage full or refused: the view is kept until a redraw */ }
+    }
+    function shown() {  // from now on the view is the user's: keep every move
+        if (storeKey) {
+            keep();
+            map.on('moveend', keep);
+        }
+        map.getContainer().setAttribute('data-corridor-view', request.token);
+    }
+    function refitUntilTouched() {
+        // A map drawn in a frame that is still being laid out (a new iframe is 300 px
+        // wide at first) is fitted again whenever it is resized, until its user
+        // touches it: the request is for the map as it is finally shown.
+        var touched = false;
+        ['mousedown', 'touchstart', 'wheel', 'keydown'].forEach(function(name) {
+            L.DomEvent.on(map.getContainer(), name, function() { touched = true; });
+        });
+        map.on('resize', function() { if (!touched) { apply(); } });
+    }
+    if (stored && stored.token === request.token) {
+        map.setView([stored.lat, stored.lng], stored.zoom, {animate: false});
+        shown();
+    } else if (request.bounds) {  // fitted once the controls have their size
+        whenStyled(function() { whenSized(function() { apply(); shown(); }); });
+        refitUntilTouched();
+    } else {
+        apply();
+        shown();
+        refitUntilTouched();
+    }
+}"""
     )
 
     def __init__(self, request: ViewRequest, *, store: str | None = None) -> None:
-        super().__init__()
-        self._name = "ViewKeeper"
-        self.request = request.script_data()
-        self.store = store
-        self.when_styled = WHEN_STYLED_JS
+        super().__init__(request.script_data(), store)
+        self.request, self.store = request.script_data(), store

@@ -50,8 +50,9 @@ ITEMS = re.compile(r"^\s*\}\)\((\w+), (\[.*\])\);\s*$", re.MULTILINE)
 OVERLAYS = re.compile(r"overlays\s*:\s*\{(.*?)\}", re.DOTALL)
 OVERLAY_ENTRY = re.compile(r'("(?:[^"\\]|\\.)*")\s*:\s*(\w+)')
 PANEL = re.compile(
-    r"L\.DomUtil\.create\('div', \"(corridor-[a-z]+)\"\);\s*div\.innerHTML = (\".*\");"
+    r'\}\)\(map_\w+, "(?:top|bottom)(?:left|right)", "(corridor-[a-z]+)", ("(?:[^"\\]|\\.)*"),'
 )
+"""A Panel's call: its CSS class and its HTML as a JSON string."""
 RANDOM_ID = re.compile(r"_[0-9a-f]{32}")
 
 
