@@ -43,6 +43,11 @@ _SETTLEMENT = re.compile(
     r"|^(?P<target2>.+?)\s+(?:city|town|village)$",
     re.IGNORECASE,
 )
+_QUARTER = re.compile(
+    r"^(?:the\s+)?(?P<target>.+?)\s+(?:neighbou?rhoods?|quarter|area|camp|suburbs?|district)$",
+    re.IGNORECASE,
+)
+"""'Qaboun neighbourhood', 'the Barzeh area', 'Al-Waer district': the named part of a town."""
 _CONTEXT_WORDS = re.compile(r"^(?:the\s+)?(?:city|town|village|area|capital|it|there)$", re.I)
 
 
@@ -51,7 +56,7 @@ class Phrase:
     """A parsed phrase: what it is anchored on, and how far and which way from it."""
 
     target: str
-    kind: str  # "offset", "area", "region", "settlement"
+    kind: str  # "offset", "area", "region", "settlement", "quarter"
     distance_km: float = 0.0
     bearing: float | None = None
     direction: str = ""
@@ -64,7 +69,8 @@ class Phrase:
 
 _HINTS = re.compile(
     r"\b(?:north|south|east|west|central|centre|center|downtown|province|governorate|region|"
-    r"countryside|muhafaz|district|rural|rif |city|town|village|of )",
+    r"countryside|muhafaz|district|rural|rif |city|town|village|of |neighbo|quarter|area|camp|"
+    r"suburb)",
     re.IGNORECASE,
 )
 """Every phrase holds one of these at the start of a word; a name without any ('Georgetown',
@@ -96,7 +102,16 @@ def parse(query: str) -> Phrase | None:
     match = _REGION.match(text)
     if match:
         return Phrase((match["target"] or match["target2"]).strip(), "region")
+    match = _QUARTER.match(text)
+    if match:
+        return Phrase(match["target"].strip(), "quarter")
     return None
+
+
+def quarter(query: str) -> Phrase | None:
+    """'Al-Waer district' read as a named part of a town, when no region is so named."""
+    match = _QUARTER.match(" ".join(query.split()).strip(" .,;"))
+    return Phrase(match["target"].strip(), "quarter") if match else None
 
 
 def _direction(text: str) -> str:

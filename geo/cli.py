@@ -448,6 +448,8 @@ def _extract(args: argparse.Namespace) -> int:
         print(f"convoy {convoy.origin or '?'} -> {convoy.destination or '?'}"
               f" via {', '.join(convoy.via) or '-'}; vehicles {', '.join(convoy.vehicles) or '-'};"
               f" people {', '.join(convoy.people) or '-'}; {convoy.time or 'no time'}")  # fmt: skip
+    for item in found.skipped:
+        print(f"skipped {item.kind} at character {item.start}: {item.text!r} ({item.reason})")
     return 0
 
 

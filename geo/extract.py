@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import bisect
+import csv
+import functools
 import hashlib
 import itertools
 import re
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
@@ -12,25 +16,28 @@ from typing import Any
 from shapely.geometry import LineString
 
 from geo import _schema as s
-from geo import names
+from geo import names, spoken_numbers
 from geo._fields import Spot
 from geo.errors import ProblemLog
 from geo.geocoding import OfflineGeocoder, haversine_km
 from geo.records import QUALIFIER_WORDS, Count, Qualifier, Route, RoutePrecision, Source
+from geo.settings import DATA_DIR
+
+NOT_PLACES_FILE = DATA_DIR / "reading" / "not-places.csv"
+MASKED_KINDS = {"armed group", "organisation", "media"}
 
 MAX_WORDS = 5
 """The longest place name looked for, in words."""
-NUMBER_WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
-    "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "dozens": 24,
-}  # fmt: skip
 COUNT_NOUNS = {
     "people", "civilians", "wounded", "injured", "sick", "fighters", "rebels", "rebel",
     "families", "children", "women", "residents", "vehicles", "buses", "ambulances",
     "convoys", "trucks", "soldiers", "militants", "refugees", "patients", "evacuees",
     "dead", "members", "persons", "men", "gunmen", "displaced", "inhabitants", "cars",
-    "busloads", "lorries", "elderly",
+    "busloads", "lorries", "elderly", "detainees", "prisoners", "hostages", "captives",
+    "individuals", "households", "casualties", "victims", "students", "workers", "staff",
+    "volunteers", "orphans", "infants", "babies", "palestinians", "syrians", "kurds",
+    "iraqis", "christians", "alawites", "combatants", "insurgents", "jihadists", "militiamen",
+    "defectors", "minibuses", "microbuses", "coaches", "tents",
 }  # fmt: skip
 VEHICLES = {"vehicles", "buses", "ambulances", "convoys", "trucks", "cars", "busloads", "lorries"}
 CONVOYS = {"convoy", "convoys"}
@@ -69,15 +76,16 @@ STOPWORDS = {
 SPEECH = r"(?:said|says|told|added|warned|announced|reported|stated)"
 _WORD = re.compile(r"[^\W\d_](?:[\w'’ʿʾ`-]*\w)?")
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+[”\"']?|\n|$)")
-_NUMBER = r"(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + ")"
+_NUMBER = spoken_numbers.NUMBER
 _QUALIFIER = "|".join(sorted((re.escape(q) for q in QUALIFIER_WORDS), key=len, reverse=True))
 _FIGURE = re.compile(
-    rf"(?<![\w.,])(?:(?P<qualifier>{_QUALIFIER})\s+)?(?:(?P<between>between)\s+)?"
-    rf"(?P<low>{_NUMBER})(?:\s*(?:-|–|to|and)\s*(?P<high>{_NUMBER}))?(?![\d:])",
+    rf"(?<![\w.,])(?:(?P<vague>{spoken_numbers.VAGUE_PATTERN})\s+of(?=\s)"
+    rf"|(?:(?P<qualifier>{_QUALIFIER})\s+)?(?:(?P<between>between)\s+)?"
+    rf"(?P<low>{_NUMBER})(?:\s*(?:-|–|to|and)\s*(?P<high>{_NUMBER}))?(?![\d:]))",
     re.IGNORECASE,
 )
 _CLOCK = re.compile(
-    r"(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<half>am|pm|a\.m\.|p\.m\.)"
+    r"(?<![\d,])(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<half>am|pm|a\.m\.|p\.m\.)(?!\w)"
     r"(?:\s*\((?P<utc>\d{4})\s*(?:GMT|UTC)\))?",
     re.IGNORECASE,
 )
@@ -90,7 +98,7 @@ _WEEKDAY = re.compile(
     r"(?:\s+(?P<part>morning|afternoon|evening|night))?\b"
 )
 _OFFSET = re.compile(
-    rf"(?:about|around|some|roughly|nearly|almost)?\s*{_NUMBER}\s*"
+    rf"\b(?:(?:about|around|some|roughly|nearly|almost)\s+)?{_NUMBER}\s*"
     r"(?:km|kilometres|kilometers|kilometre|kilometer|miles?)\b(?:\s*\([^)]*\))?\s+"
     r"(?:north|south|east|west|north-?east|north-?west|south-?east|south-?west)\s+of\s+"
     r"(?:the\s+(?:city|town|village)|[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)",
@@ -150,11 +158,22 @@ class ConvoyDraft:
 
 
 @dataclass(frozen=True)
+class Skipped:
+    """Something that looked like a place, figure, time or convoy but could not be read."""
+
+    kind: str
+    text: str
+    start: int
+    reason: str
+
+
+@dataclass(frozen=True)
 class Extraction:
     places: list[PlaceMention]
     figures: list[FigureMention]
     times: list[TimeMention]
     convoys: list[ConvoyDraft]
+    skipped: list[Skipped] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The extraction as plain JSON: places, figures, times and convoy drafts."""
@@ -167,6 +186,7 @@ class Extraction:
             "figures": figures,
             "times": [asdict(moment) for moment in self.times],
             "convoys": [asdict(convoy) for convoy in self.convoys],
+            "skipped": [asdict(item) for item in self.skipped],
         }
 
 
@@ -180,42 +200,162 @@ def extract(
     """Places, figures, times and convoy drafts found in `text` (offline; nothing is added)."""
     geocoder = geocoder or OfflineGeocoder(country_bias=country_bias)
     sentences = _sentences(text)
-    places = find_places(text, geocoder)
-    figures = find_figures(text, sentences)
-    times = find_times(text, published)
-    convoys = find_convoys(sentences, places, figures, times)
-    return Extraction(places, figures, times, convoys)
+    skipped: list[Skipped] = []
+    places = find_places(text, geocoder, skipped)
+    figures = find_figures(text, sentences, skipped)
+    times = find_times(text, published, skipped)
+    convoys = find_convoys(sentences, places, figures, times, skipped)
+    return Extraction(places, figures, times, convoys, skipped)
+
+
+UNREADABLE = (ValueError, KeyError, IndexError, TypeError, ArithmeticError)
+"""What reading one item of odd copy can raise; the item is skipped, the report goes on."""
+
+
+def _skip(
+    skipped: list[Skipped] | None, kind: str, text: str, start: int, error: Exception
+) -> None:
+    """Note an item that could not be read (or raise, when nobody collects them)."""
+    if skipped is None:
+        raise error
+    skipped.append(Skipped(kind, text.strip(), start, f"{type(error).__name__}: {error}"))
 
 
 # --- places ------------------------------------------------------------------------------
 
 
-def find_places(text: str, geocoder: OfflineGeocoder) -> list[PlaceMention]:
+def find_places(
+    text: str, geocoder: OfflineGeocoder, skipped: list[Skipped] | None = None
+) -> list[PlaceMention]:
     """Every mention of a gazetteer place (longest match first), then offset phrases such as
     "five kilometres west of the city", which replace the names inside them."""
     words = list(_WORD.finditer(text))
     found: list[PlaceMention] = []
-    covered: set[int] = set()  # character offsets of the words already inside a mention
+    masked = _masked(text, words)  # the words inside a group's, a body's or a channel's name
+    covered = [word.start() in masked for word in words]  # and then inside a mention
+    runs = _name_runs(words, geocoder)
     for i, word in enumerate(words):
-        if word.start() in covered or not _may_start_a_name(word.group()):
+        if covered[i] or not _may_start_a_name(word.group()):
             continue
-        for size in range(min(MAX_WORDS, len(words) - i), 0, -1):
-            span = words[i : i + size]
-            if any(w.start() in covered for w in span):
+        for size in range(min(MAX_WORDS, runs[i]), 0, -1):
+            if True in covered[i : i + size]:
                 continue
-            mention = _place_at(text, words, i, size, geocoder)
+            span = words[i : i + size]
+            try:
+                mention = _place_at(text, words, i, size, geocoder)
+            except UNREADABLE as error:
+                _skip(skipped, "place", text[span[0].start() : span[-1].end()], span[0].start(),
+                      error)  # fmt: skip
+                continue
             if mention:
                 found.append(mention)
-                covered.update(w.start() for w in span)
+                covered[i : i + size] = [True] * size
                 break
-    for match in _OFFSET.finditer(text):
+    for match in _offsets(text):
         before = [p for p in found if p.end <= match.start()]
         offset = _offset_place(match, before, geocoder)
         if offset:
             found = [p for p in found if not (offset.start <= p.start < offset.end)]
             found.append(offset)
     found = _by_context(found, geocoder)
+    found = _with_evidence(found, geocoder)
     return sorted(found, key=lambda place: place.start)
+
+
+def _name_runs(words: list[re.Match[str]], geocoder: OfflineGeocoder) -> list[int]:
+    """For each word, how many words from it on could belong to one name (at least 1).
+
+    A name's later words are capitalised, or words that follow the first in some name of the
+    gazetteer ('crossing', 'refugee camp', 'of'), and nothing but spaces stands between them;
+    no longer span need be looked up.
+    """
+    inner = geocoder.gazetteer.derived("inner name words", _inner_words)
+    runs = [1] * len(words)
+    for i in range(len(words) - 2, -1, -1):
+        word, before = words[i + 1].group(), words[i]
+        namey = word[:1].isupper() or _word_key(word) in inner
+        if namey and before.end() + 3 >= words[i + 1].start():
+            runs[i] = runs[i + 1] + 1
+    return runs
+
+
+def _inner_words(gazetteer: Any) -> frozenset[str]:
+    """Every word (as a name key) that follows the first word in some name's key."""
+    return frozenset(word for key in gazetteer.keys if " " in key for word in key.split()[1:])
+
+
+@functools.lru_cache(maxsize=65536)
+def _word_key(word: str) -> str:
+    return names.normalise(word)
+
+
+_UNIT_WORD = re.compile(r"(?i)(?:km|kilomet|mile)")
+
+
+def _offsets(text: str) -> list[re.Match[str]]:
+    """The offset phrases ('five kilometres west of the city'), looked for near a unit only."""
+    found: list[re.Match[str]] = []
+    for unit in _UNIT_WORD.finditer(text):
+        if found and unit.start() < found[-1].end():
+            continue
+        match = _OFFSET.search(text, max(0, unit.start() - 40), unit.end() + 120)
+        if match and match.start() <= unit.start() < match.end():
+            found.append(match)
+    return found
+
+
+@functools.cache
+def _not_places() -> tuple[re.Pattern[str], frozenset[str]]:
+    """Names to mask (groups, organisations, media) and words never a place on their own."""
+    with NOT_PLACES_FILE.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    phrases = sorted((r["phrase"] for r in rows if r["kind"] in MASKED_KINDS), key=len,
+                     reverse=True)  # fmt: skip
+    spelled = (r"[-\s]+".join(re.escape(part) for part in re.split(r"[-\s]+", p)) for p in phrases)
+    mask = re.compile(r"(?<!\w)(?:" + "|".join(spelled) + r")(?!\w)", re.IGNORECASE)
+    words = frozenset(r["phrase"].lower() for r in rows if r["kind"] not in MASKED_KINDS)
+    return mask, words
+
+
+def _masked(text: str, words: list[re.Match[str]]) -> set[int]:
+    """The offsets of the words inside an armed group's, organisation's or channel's name."""
+    mask, _ = _not_places()
+    covered: set[int] = set()
+    starts = [word.start() for word in words]
+    for match in mask.finditer(text):
+        first = bisect.bisect_left(starts, match.start())
+        last = bisect.bisect_left(starts, match.end())
+        covered.update(starts[first:last])
+    return covered
+
+
+FAR_FROM_THE_STORY_KM = 400.0
+"""A small place abroad this far from the report's places at home is a namesake, not news."""
+
+
+def _with_evidence(found: list[PlaceMention], geocoder: OfflineGeocoder) -> list[PlaceMention]:
+    """Places abroad kept only with evidence: a country, a region, a city, near the story, or
+    written as its own name.
+
+    In a report about Syria, a Chinese village read from one of its alternate names is a
+    namesake; Moscow, Turkey, a Lebanese border town or "a Srebrenica-style massacre" is news.
+    """
+    home = _distinct(p for p in found if p.country_code == geocoder.country_bias
+                     and p.kind not in ("country", "region"))  # fmt: skip
+    if not home:
+        return found
+    kept = []
+    for place in found:
+        abroad = place.country_code != geocoder.country_bias
+        if abroad and place.kind not in ("country", "region", "city"):
+            distance = min(
+                haversine_km(place.latitude, place.longitude, h.latitude, h.longitude) for h in home
+            )
+            own_name = names.normalise(place.mention) == names.normalise(place.name)
+            if distance > FAR_FROM_THE_STORY_KM and not own_name:
+                continue  # far away, and only one of its other names: no evidence
+        kept.append(place)
+    return kept
 
 
 NEAR_CONTEXT_KM = 50.0
@@ -230,8 +370,9 @@ def _by_context(found: list[PlaceMention], geocoder: OfflineGeocoder) -> list[Pl
     another candidate matching as well (within SAME_MATCH) lies within NEAR_CONTEXT_KM of a
     place the text names elsewhere, and the first choice lies near none of them, it is swapped.
     """
-    anchors = [p for p in found if p.kind not in ("country", "region")]
+    anchors = _distinct(p for p in found if p.kind not in ("country", "region"))
     resolved = []
+    swapped: dict[tuple[str, str], PlaceMention | None] = {}  # a report repeats its names
     for place in found:
         if place.kind == "point" or not anchors:
             resolved.append(place)
@@ -240,8 +381,17 @@ def _by_context(found: list[PlaceMention], geocoder: OfflineGeocoder) -> list[Pl
         if not others or _near(place.latitude, place.longitude, others):
             resolved.append(place)
             continue
-        resolved.append(_nearer_candidate(place, others, geocoder) or place)
+        key = (place.mention, place.name)
+        if key not in swapped:
+            swapped[key] = _nearer_candidate(place, others, geocoder)
+        better = swapped[key]
+        resolved.append(replace(better, start=place.start, end=place.end) if better else place)
     return resolved
+
+
+def _distinct(places: Iterable[PlaceMention]) -> list[PlaceMention]:
+    """One mention per place name: distances to a place need not be measured twice."""
+    return list({place.name: place for place in places}.values())
 
 
 def _near(latitude: float, longitude: float, others: list[PlaceMention]) -> bool:
@@ -278,7 +428,10 @@ def _may_start_a_name(word: str) -> bool:
     """Capitalised, a direction ("east Aleppo"), or an article before a capital ("al-Waer")."""
     if word[:1].isupper() or word.lower() in DIRECTIONS:
         return True
-    return bool(re.match(r"(?:al|el|ad|an|ar|as|ash|at|az)-[A-Z]", word))
+    return "-" in word[:4] and bool(_ARTICLE.match(word))
+
+
+_ARTICLE = re.compile(r"(?:al|el|ad|an|ar|as|ash|at|az)-[A-Z]")
 
 
 def _place_at(
@@ -289,16 +442,19 @@ def _place_at(
     if text[end - 2 : end] in ("'s", "’s"):
         end -= 2  # "Syria's"
     mention = text[start:end]
-    if not _looks_like_a_name(text, words, i, span):
-        return None
-    if all(word.group().lower() in STOPWORDS or word.group().lower() in COUNT_NOUNS
-           for word in span):  # fmt: skip
-        return None
     key = names.normalise(mention)
-    if len(key.replace(" ", "")) < 3:
-        return None
     phrase_like = span[0].group().lower() in DIRECTIONS or span[-1].group().lower() in SUFFIXES
     if geocoder.gazetteer.position(key) is None and not phrase_like:
+        return None  # first the cheapest test: most spans of words are no name at all
+    if len(key.replace(" ", "")) < 3:
+        return None
+    if any(text[a.end() : b.start()].strip(" \t") for a, b in itertools.pairwise(span)):
+        return None  # a name does not run over a line's end or a comma
+    if not _looks_like_a_name(text, words, i, span):
+        return None
+    _, never = _not_places()
+    if all(word.group().lower() in STOPWORDS or word.group().lower() in COUNT_NOUNS
+           or word.group().lower() in never for word in span):  # fmt: skip
         return None
     candidates = geocoder.candidates(mention)
     if not candidates or not _trusted(candidates[0], geocoder):
@@ -319,9 +475,13 @@ def _place_at(
     )  # fmt: skip
 
 
-DIRECTIONS = {"east", "west", "north", "south", "eastern", "western", "northern", "southern",
-              "central"}  # fmt: skip
-SUFFIXES = {"province", "governorate", "countryside", "district", "region"}
+DIRECTIONS = {
+    "east", "west", "north", "south", "eastern", "western", "northern", "southern", "central",
+    *(f"{a}{dash}{b}{end}" for a in ("north", "south") for b in ("east", "west")
+      for dash in ("", "-") for end in ("", "ern")),
+}  # fmt: skip
+SUFFIXES = {"province", "governorate", "countryside", "district", "region", "neighbourhood",
+            "neighborhood", "area", "camp", "quarter", "suburb"}  # fmt: skip
 ABROAD_MIN_POPULATION = 1000
 
 
@@ -368,14 +528,16 @@ def _looks_like_a_name(
         return False
     if first.lower() in STOPWORDS and len(span) == 1:
         return False
-    if i > 0 and not text[words[i - 1].end() : span[0].start()].strip():
+    if i > 0 and not text[words[i - 1].end() : span[0].start()].strip(" \t"):
         before = words[i - 1].group()
-        if before[:1].isupper() and before.lower() not in STOPWORDS:
+        possessive = re.search(r"['’]s$", before)  # "Syria's Madaya"
+        if before[:1].isupper() and before.lower() not in STOPWORDS and not possessive:
             return False  # "John Kerry", "Barack Obama": a name, not a place
     after = text[span[-1].end() : span[-1].end() + 16]
     following = re.match(r"[ \t]+([A-Z][\w'’-]*)", after)
-    # "Vladimir Putin", "Jan Egeland": a first name, not a place
-    return not (following and following[1].lower() not in STOPWORDS)
+    # "Vladimir Putin", "Jan Egeland": a first name, not a place ("Syria's Madaya" is both)
+    possessive = re.search(r"['’]s$", span[-1].group())
+    return not (following and following[1].lower() not in STOPWORDS) or bool(possessive)
 
 
 def _sentence_start(text: str, previous_end: int, start: int) -> bool:
@@ -410,30 +572,40 @@ def _sentences(text: str) -> list[tuple[int, str]]:
     return [(m.start(), m.group()) for m in _SENTENCE.finditer(text) if m.group().strip()]
 
 
-def find_figures(text: str, sentences: list[tuple[int, str]]) -> list[FigureMention]:
+def find_figures(
+    text: str, sentences: list[tuple[int, str]], skipped: list[Skipped] | None = None
+) -> list[FigureMention]:
     """Numbers that count people or vehicles, with qualifier, range, what and who said it."""
     found = []
     for offset, sentence in sentences:
         for match in _FIGURE.finditer(sentence):
-            figure = _figure(sentence, offset, match)
+            try:
+                figure = _figure(sentence, offset, match)
+            except UNREADABLE as error:
+                _skip(skipped, "figure", sentence, offset + match.start(), error)
+                continue
             if figure:
                 found.append(figure)
     return found
 
 
 def _figure(sentence: str, offset: int, match: re.Match[str]) -> FigureMention | None:
+    if match["vague"]:
+        return _vague_figure(sentence, offset, match)
     if match["between"] and not match["high"]:
         return None
     low, high = _number(match["low"]), _number(match["high"]) if match["high"] else None
     if low is None or (match["high"] and high is None):
         return None
+    if high is not None and high < low:
+        return None  # "5-4" is a score, "2016-17" a season: not a count
     before = sentence[max(0, match.start() - 12) : match.start()].lower()
     after = sentence[match.end() : match.end() + 40]
-    word_number = match["low"].lower() in NUMBER_WORDS and not match["qualifier"]
+    word_number = not match["low"][:1].isdigit() and not match["qualifier"]
     if word_number and re.search(r"(?:^|\W)(?:no|any|each|every)\s*$", before):
         return None
-    if re.match(r"\s+of\b", after):
-        return None  # "one of the buses"
+    if re.match(r"\s+of\b", after) and not _OF_THEM.match(after):
+        return None  # "one of the buses" (but "about 400 of them fighters" counts fighters)
     following = re.match(r"\s*\(?([\w'’]+)", after)
     next_word = following[1].lower() if following else ""
     if next_word in UNITS or next_word in MONTHS or re.search(r"\bag(?:ed|es?)\s*$", before):
@@ -460,22 +632,39 @@ def _figure(sentence: str, offset: int, match: re.Match[str]) -> FigureMention |
     )
 
 
+def _vague_figure(sentence: str, offset: int, match: re.Match[str]) -> FigureMention | None:
+    """'Hundreds of families': a range (200-999), counting what follows 'of'."""
+    low, high = spoken_numbers.VAGUE[match["vague"].lower()]
+    what = _what(sentence, match)
+    if not what or what.split()[0].lower() not in COUNT_NOUNS:
+        return None  # "hundreds of metres", "thousands of years"
+    return FigureMention(
+        what=what, qualifier=None, sentence=sentence.strip(), attribution=attribution(sentence),
+        start=offset + match.start(), end=offset + match.end(), low=low, high=high,
+    )  # fmt: skip
+
+
 def _number(text: str | None) -> int | None:
-    if not text:
-        return None
-    lowered = text.lower()
-    if lowered in NUMBER_WORDS:
-        return NUMBER_WORDS[lowered]
-    try:
-        return int(float(lowered.replace(",", "")))
-    except ValueError:
-        return None
+    return spoken_numbers.parse(text) if text else None
+
+
+_OF_THEM = re.compile(r"\s+of\s+(?:them|whom|those)\s+(?P<noun>[\w'’-]+)")
+_A_TALLY = re.compile(
+    r"(?:\b(?:number|toll|total|tally|count|figure)\b(?:\s+[\w'’-]+){0,3}\s+(?:at|to|of|was|"
+    r"is|stood\s+at|reached)|\bof\s+those\s+[\w'’-]+,?)\s*$",
+    re.IGNORECASE,
+)
+"""'put their number at 5,000', 'of those departing, 2,289 were registered': people counted,
+though no noun follows the number."""
 
 
 def _what(sentence: str, match: re.Match[str]) -> str:
     """What a number counts: the people or vehicles named right after it, or else (after a
     comma, "and their families", a verb) the nearest such word before it in the sentence."""
     after = sentence[match.end() :]
+    of_them = _OF_THEM.match(after)
+    if of_them and of_them["noun"].lower() in COUNT_NOUNS:
+        return of_them["noun"]
     following = _FIGURE.search(after)
     if following and following.start() > 0:
         after = after[: following.start()]  # "3,000 civilians and more than 40 wounded"
@@ -507,7 +696,7 @@ def _what(sentence: str, match: re.Match[str]) -> str:
     for word in reversed(re.findall(r"[A-Za-z][\w'’-]*", sentence[: match.start()])):
         if word.lower() in COUNT_NOUNS:
             return str(word).lower()
-    return ""
+    return "people" if _A_TALLY.search(sentence[: match.start()]) else ""
 
 
 JOINERS = {"and", "their", "of", "sick", "injured", "wounded"}
@@ -533,26 +722,53 @@ def attribution(sentence: str) -> str:
 # --- times -------------------------------------------------------------------------------
 
 
-def find_times(text: str, published: date | None) -> list[TimeMention]:
+def find_times(
+    text: str, published: date | None, skipped: list[Skipped] | None = None
+) -> list[TimeMention]:
     """Weekdays, clock times (with GMT/UTC equivalent) and dates, resolved where possible."""
+    readers = ((_WEEKDAY, _weekday_mention), (_CLOCK, _clock_mention), (_DATE, _date_mention))
     found = []
-    for match in _WEEKDAY.finditer(text):
-        future = bool(re.search(r"\bwill\b[^.]{0,40}$", text[max(0, match.start() - 60) :
-                                                              match.start()]))  # fmt: skip
-        when = _weekday(match["day"], published, future=future)
-        found.append(TimeMention(match.group(), match.start(), match.end(), "weekday", when))
-    for match in _CLOCK.finditer(text):
-        hour = int(match["hour"]) % 12 + (12 if match["half"].lower().startswith("p") else 0)
-        local = f"{hour:02d}:{int(match['minute'] or 0):02d}"
-        utc = f"{match['utc'][:2]}:{match['utc'][2:]}" if match["utc"] else ""
-        found.append(TimeMention(match.group(), match.start(), match.end(), "clock",
-                                 "", local, utc))  # fmt: skip
-    for match in _DATE.finditer(text):
-        month = MONTHS[(match["month"] or match["month2"]).lower()]
-        day = int(match["day"] or match["day2"])
-        when = _date(month, day, published)
-        found.append(TimeMention(match.group(), match.start(), match.end(), "date", when))
+    for pattern, read in readers:
+        for match in pattern.finditer(text):
+            try:
+                found.append(read(text, match, published))
+            except UNREADABLE as error:
+                _skip(skipped, "time", match.group(), match.start(), error)
     return sorted(found, key=lambda moment: moment.start)
+
+
+_FUTURE = re.compile(
+    r"\b(?:will|shall|would|'ll|next|until|till|expected|due|scheduled|set\s+to|plans?\s+to"
+    r"|(?:is|are)\s+to)\b[^.;]{0,40}$",
+    re.IGNORECASE,
+)
+"""Words before a weekday that put it after the publication: 'will leave on Friday',
+'the truce holds until Saturday', 'next Monday'."""
+_PAST = re.compile(r"\b(?:last|had|lasted|remained)\b[^.;]{0,40}$", re.IGNORECASE)
+
+
+def _weekday_mention(text: str, match: re.Match[str], published: date | None) -> TimeMention:
+    before = text[max(0, match.start() - 60) : match.start()]
+    future = bool(_FUTURE.search(before)) and not _PAST.search(before)
+    when = _weekday(match["day"], published, future=future)
+    return TimeMention(match.group(), match.start(), match.end(), "weekday", when)
+
+
+def _clock_mention(text: str, match: re.Match[str], published: date | None) -> TimeMention:
+    hour = int(match["hour"])
+    if not 1 <= hour <= 12:
+        raise ValueError(f"a 12-hour clock time needs an hour from 1 to 12, got {hour}")
+    hour = hour % 12 + (12 if match["half"].lower().startswith("p") else 0)
+    local = f"{hour:02d}:{int(match['minute'] or 0):02d}"
+    utc = f"{match['utc'][:2]}:{match['utc'][2:]}" if match["utc"] else ""
+    return TimeMention(match.group(), match.start(), match.end(), "clock", "", local, utc)
+
+
+def _date_mention(text: str, match: re.Match[str], published: date | None) -> TimeMention:
+    month = MONTHS[(match["month"] or match["month2"]).lower()]
+    day = int(match["day"] or match["day2"])
+    when = _date(month, day, published)
+    return TimeMention(match.group(), match.start(), match.end(), "date", when)
 
 
 def _weekday(name: str, published: date | None, *, future: bool = False) -> str:
@@ -582,7 +798,13 @@ def _date(month: int, day: int, published: date | None) -> str:
 
 # --- convoy drafts -------------------------------------------------------------------------
 
-_CONVOY_WORDS = re.compile(r"\b(?:convoys?|buses|bus|ambulances|evacuat\w*|vehicles)\b", re.I)
+_CONVOY_WORDS = re.compile(
+    r"\b(?:convoys?|bus(?:es|ed|loads?)?|buss(?:ed|ing)|ambulances|evacu\w*|vehicles"
+    r"|left|leav(?:e|es|ing)|depart\w*|transferred|transported|relocated|safe\s+passage"
+    r"|arriv\w*|driven|taken|brought|moved|fled|returned|travel\w*|emptied)\b",
+    re.IGNORECASE,
+)
+"""What a sentence about a movement of people says: vehicles, evacuations, leaving, arriving."""
 
 
 def find_convoys(
@@ -590,41 +812,76 @@ def find_convoys(
     places: list[PlaceMention],
     figures: list[FigureMention],
     times: list[TimeMention],
+    skipped: list[Skipped] | None = None,
 ) -> list[ConvoyDraft]:
     """A draft per sentence about convoys, buses, ambulances or evacuations, for review."""
     drafts = []
+    starts = [[item.start for item in items] for items in (places, figures, times)]
     for offset, sentence in sentences:
         if not _CONVOY_WORDS.search(sentence):
             continue
         end = offset + len(sentence)
-        inside = [p for p in places if offset <= p.start < end]
-        counted = [f for f in figures if offset <= f.start < end]
-        moments = [t for t in times if offset <= t.start < end]
-        roles = _roles(sentence, offset, inside)
-        if not (inside or counted):
+        nearby = _between(places, starts[0], offset, end, before=12)  # and the last before
+        try:
+            draft = _draft(offset, sentence, nearby, _between(figures, starts[1], offset, end),
+                           _between(times, starts[2], offset, end))  # fmt: skip
+        except UNREADABLE as error:
+            _skip(skipped, "convoy", sentence, offset, error)
             continue
-        drafts.append(
-            ConvoyDraft(
-                sentence=sentence.strip(),
-                start=offset,
-                origin=roles.get("origin", ""),
-                destination=roles.get("destination", ""),
-                via=roles.get("via", []),
-                vehicles=[_count_text(f) for f in counted if _is_vehicle(f)],
-                people=[_count_text(f) for f in counted if _is_people(f)],
-                time=moments[0].text if moments else "",
-            )
-        )
+        if draft:
+            drafts.append(draft)
     return drafts
 
 
+def _between(
+    items: list[Any], starts: list[int], start: int, end: int, *, before: int = 0
+) -> list[Any]:
+    """The items (sorted, starting at `starts`) that start in [start, end), and `before` more."""
+    first, last = bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)
+    return items[max(0, first - before) : last]
+
+
+def _draft(
+    offset: int,
+    sentence: str,
+    places: list[PlaceMention],
+    figures: list[FigureMention],
+    times: list[TimeMention],
+) -> ConvoyDraft | None:
+    end = offset + len(sentence)
+    inside = [p for p in places if offset <= p.start < end]
+    counted = [f for f in figures if offset <= f.start < end]
+    moments = [t for t in times if offset <= t.start < end]
+    roles = _roles(sentence, offset, inside)
+    if not roles["origin"]:
+        roles["origin"] = _people_of(sentence, offset, inside)
+    earlier = [p for p in places if p.end <= offset]
+    for role in ("origin", "destination"):
+        if not roles.get(role):
+            roles[role] = _named_before(sentence, role, earlier)
+    if not (inside or counted or roles["origin"] or roles["destination"]):
+        return None
+    return ConvoyDraft(
+        sentence=sentence.strip(),
+        start=offset,
+        origin=roles["origin"],
+        destination=roles["destination"],
+        via=roles.get("via", []),
+        vehicles=[_count_text(f) for f in counted if _is_vehicle(f)],
+        people=[_count_text(f) for f in counted if _is_people(f)],
+        time=moments[0].text if moments else "",
+    )
+
+
 _ROLE_WORDS = {
-    "via": r"via|through|crossing into|into",
-    "origin": r"from|left|leave|leaving|out of|quit",
-    "destination": r"to|for|towards|toward|reach|reached",
-    "where": r"in|at",
+    "via": r"via|through|crossing into|crossed into|by way of",
+    "origin": r"from|out of|left|leave|leaves|leaving|departed|departing|depart|quit|fled",
+    "destination": r"to|for|towards?|reach|reached|reaching|(?<!crossing\s)(?<!crossed\s)into"
+    r"|(?:arriv|enter|end)\w*(?:\s+[\w-]+){0,5}?\s+(?:in|at)",
 }
-"""Words that give a place its part; "in" and "at" (a destination) count only without others."""
+"""Words that give a place its part in a movement; the nearest one before the place decides.
+A place after 'in' or 'at' alone ('a source in Homs') is no endpoint."""
+_NOT_A_ROLE = re.compile(r"(?:according|due|able|going|used|has|have|had|said)\s+to\s+$")
 
 
 def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, Any]:
@@ -632,25 +889,94 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
 
     "left Aleppo for Idlib": Idlib follows "for", nearer than "left", so it is the destination;
     "crossing into a district in southern Aleppo" keeps "into" (via) over the weaker "in".
+    "from Fuaa and Kafraya": both follow "from"; the first is the origin.
     """
-    roles: dict[str, Any] = {"via": []}
+    roles: dict[str, Any] = {"via": [], "origin": "", "destination": ""}
     for place in places:
-        tail = sentence[: place.start - offset].lower()[-40:]
+        tail = sentence[: place.start - offset].lower()[-80:]
+        after = sentence[place.end - offset : place.end - offset + 3]
+        if re.match(r"['’ ]s\b", after):
+            continue  # "fighters from Lebanon's Hezbollah": whose, not where from
         found = [
-            (kind != "where", match.start(), kind)
+            (match.start(), kind)
             for kind, words in _ROLE_WORDS.items()
             for match in re.finditer(rf"\b(?:{words})\s+(?:the\s+|a\s+)?", tail)
-            if re.fullmatch(r"[\w\s-]*", tail[match.end() :])
+            if re.fullmatch(r"(?:[\w'’-]+\s+){0,6}", tail[match.end() :])
+            and not _NOT_A_ROLE.search(tail[: match.end()])
         ]
-        role = max(found)[2] if found else ""
-        role = "destination" if role == "where" else role
+        role = max(found)[1] if found else ""
         if role == "via":
             roles["via"].append(place.name)
-        elif role == "origin":
-            roles.setdefault("origin", place.name)
+        elif role == "origin" and not roles["origin"]:
+            roles["origin"] = place.name
         elif role == "destination" and place.kind != "country":
             roles["destination"] = place.name
     return roles
+
+
+_LEAVING = re.compile(
+    r"\b(?:left|leaving|leave|fled|fleeing|departed|departing|evacuated|bussed|bused"
+    r"|transferred|taken\s+out|pulled\s+out|emptied|exodus)\b",
+    re.IGNORECASE,
+)
+_OF_A_PLACE = re.compile(
+    r"\b(?:residents|people|civilians|fighters|rebels|inhabitants|families|population|"
+    r"evacuees|wounded)\s+(?:of|from)\s+(?:the\s+)?(?:[\w-]+\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _people_of(sentence: str, offset: int, places: list[PlaceMention]) -> str:
+    """'the last residents of Fuaa and Kafraya began leaving', 'as Madaya emptied': the
+    place people leave, named as where they are from rather than after 'from'."""
+    if not _LEAVING.search(sentence):
+        return ""
+    for place in places:
+        before = sentence[: place.start - offset]
+        after = sentence[place.end - offset :]
+        if _OF_A_PLACE.search(before) or re.match(r"\s+(?:was\s+|were\s+)?emptied\b", after):
+            return place.name
+    return ""
+
+
+_BACK_REFERENCE = re.compile(
+    r"\b(?P<role>from|out\s+of|left|leaving|leave|departed|departing|quit|to|for|towards?"
+    r"|reached|reaching|arrived\s+(?:in|at)|(?<!crossing\s)(?<!crossed\s)into|entered)\s+"
+    r"(?:(?P<there>there)\b|(?:the|this|that|these)\s+(?P<count>two\s+|three\s+|four\s+)?"
+    r"(?:[\w-]+\s+)?(?P<kind>villages?|towns?|city|districts?|neighbou?rhoods?|enclave|pocket"
+    r"|area|camp|crossing)\b)",
+    re.IGNORECASE,
+)
+_REFERRED_KINDS = {
+    "village": ("village", "town"), "villages": ("village", "town"),
+    "town": ("town", "city", "village"), "towns": ("town", "city", "village"),
+    "city": ("city", "town"), "crossing": ("crossing",), "camp": ("district", "point"),
+    "districts": ("district", "point"), "neighbourhoods": ("district", "point"),
+}  # fmt: skip
+_ORIGIN_WORDS = {"from", "out of", "left", "leaving", "leave", "departed", "departing", "quit"}
+
+
+def _named_before(sentence: str, role: str, earlier: list[PlaceMention]) -> str:
+    """'left the two villages', 'arrived in the town', 'from there': the place the report
+    named last of that kind (of two villages, the first named; "Fuaa and Kafraya" names two)."""
+    for match in _BACK_REFERENCE.finditer(sentence):
+        is_origin = re.sub(r"\s+", " ", match["role"].lower()) in _ORIGIN_WORDS
+        if is_origin != (role == "origin"):
+            continue
+        places = [p for p in reversed(earlier) if p.kind not in ("country", "region")]
+        if match["there"]:
+            return places[0].name if places else ""
+        kind = match["kind"].lower()
+        kinds = _REFERRED_KINDS.get(kind, ("district", "point", "crossing"))
+        if kind.endswith("s"):  # a place named as two ("Fuaa and Kafraya") counts for both
+            pair = [p for p in places if " and " in p.mention]
+            if pair and (not places or places.index(pair[0]) <= 1):
+                return pair[0].name
+        named = [p for p in places if p.kind in kinds]
+        if named:
+            wanted = 2 if (match["count"] or "").strip().lower() == "two" else 1
+            return named[wanted - 1].name if len(named) >= wanted else named[0].name
+    return ""
 
 
 def _is_vehicle(figure: FigureMention) -> bool:

@@ -46,6 +46,8 @@ MEMO_SIZE = 200_000
 """Answers remembered per geocoder (a batch repeats names); the memo is emptied when full."""
 AREA_OFFSET_KM = {"city": 3.0, "town": 1.0, "village": 0.5, "district": 0.5, "region": 30.0}
 SETTLEMENTS = frozenset({"city", "town", "village", "district"})
+QUARTERS = SETTLEMENTS | {"crossing", "point"}
+"""What "X neighbourhood", "the X area" or "X camp" may name."""
 USER_AGENT = "corridor/0.1 (offline-first evacuation maps)"
 
 
@@ -336,11 +338,15 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
             return []
         if phrase.kind == "settlement":
             return self._settlements(phrase, codes)
+        if phrase.kind == "quarter":
+            return self._quarters(phrase, codes)
         anchor = self._anchor(phrase, codes, near)
         if anchor is None:
             return []
         if phrase.kind == "region":
-            return self._regions(phrase, anchor, codes)
+            regions = self._regions(phrase, anchor, codes)
+            part = None if regions else _phrases.quarter(text)
+            return self._quarters(part, codes) if part else regions
         distance = phrase.distance_km or AREA_OFFSET_KM.get(anchor.kind, 1.0)
         if phrase.bearing is None:
             distance = 0.0
@@ -388,6 +394,15 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
             if found.entry >= 0 and kinds[found.entry] in SETTLEMENTS
         ]
 
+    def _quarters(self, phrase: _phrases.Phrase, codes: frozenset[str]) -> list[Candidate]:
+        """'Qaboun neighbourhood', 'the Barzeh area': the named district or place itself."""
+        kinds = self.gazetteer.kinds
+        return [
+            replace(found, score=round(found.score * 0.99, 3))
+            for found in self.candidates(phrase.target, country_codes=codes)
+            if found.entry >= 0 and kinds[found.entry] in QUARTERS
+        ]
+
     def _regions(
         self, phrase: _phrases.Phrase, anchor: Candidate, codes: frozenset[str]
     ) -> list[Candidate]:
@@ -404,6 +419,8 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
             if key in names.normalise(places.names[entry])
             and (not codes or places.country_codes[entry] in codes)
         ]
+        if not found and anchor.entry >= 0 and places.kinds[anchor.entry] == "region":
+            found = [replace(anchor, score=score, method=PHRASE)]  # "Rural Damascus Governorate"
         return self._merge(found, [])
 
     # --- ranking and answers ------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from dataclasses import asdict
 from datetime import date
 
 import pandas as pd
@@ -86,6 +87,9 @@ def main() -> None:
     columns[0].metric("Places", len(found.places))
     columns[1].metric("Figures", len(found.figures))
     columns[2].metric("Convoy drafts", len(found.convoys))
+    if found.skipped:
+        with st.expander(f"Skipped: {len(found.skipped)} item(s) that could not be read"):
+            st.dataframe(pd.DataFrame([asdict(item) for item in found.skipped]), hide_index=True)
     st.subheader("Convoy drafts: review, edit, tick the ones to add")
     scenario = current_scenario()
     rows = pd.DataFrame(draft_rows(found))
