@@ -75,9 +75,19 @@ STOPWORDS = {
 }  # fmt: skip
 SPEECH = r"(?:said|says|told|added|warned|announced|reported|stated)"
 _WORD = re.compile(r"[^\W\d_](?:[\w'’ʿʾ`-]*\w)?")
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+[”\"']?|\n|$)")
+_SENTENCE = re.compile(r"(?:[^.!?\n]|(?<=\d)\.(?=\d))+(?:[.!?]+[”\"']?|\n|$)")
+"""A sentence ends at a full stop (not the one in '5.5 million'), a '!' or '?', or a line."""
 _NUMBER = spoken_numbers.NUMBER
-_QUALIFIER = "|".join(sorted((re.escape(q) for q in QUALIFIER_WORDS), key=len, reverse=True))
+HEDGES = {
+    **QUALIFIER_WORDS, "an estimated": Qualifier.ABOUT, "estimated": Qualifier.ABOUT,
+    "close to": Qualifier.NEARLY, "just over": Qualifier.MORE_THAN, "upwards of":
+    Qualifier.MORE_THAN, "in excess of": Qualifier.MORE_THAN, "just under": Qualifier.FEWER_THAN,
+    "as many as": Qualifier.UP_TO, "no fewer than": Qualifier.AT_LEAST,
+}  # fmt: skip
+"""How reports hedge a number: the scenario files' qualifiers and the wires' other words."""
+_QUALIFIER = "|".join(
+    r"\s+".join(map(re.escape, q.split())) for q in sorted(HEDGES, key=len, reverse=True)
+)
 _FIGURE = re.compile(
     rf"(?<![\w.,])(?:(?P<vague>{spoken_numbers.VAGUE_PATTERN})\s+of(?=\s)"
     rf"|(?:(?P<qualifier>{_QUALIFIER})\s+)?(?:(?P<between>between)\s+)?"
@@ -257,6 +267,7 @@ def find_places(
         if offset:
             found = [p for p in found if not (offset.start <= p.start < offset.end)]
             found.append(offset)
+    found += _held_regions(text, found, geocoder)
     found = _by_context(found, geocoder)
     found = _with_evidence(found, geocoder)
     return sorted(found, key=lambda place: place.start)
@@ -287,6 +298,39 @@ def _inner_words(gazetteer: Any) -> frozenset[str]:
 @functools.lru_cache(maxsize=65536)
 def _word_key(word: str) -> str:
     return names.normalise(word)
+
+
+_HELD_REGION = re.compile(
+    r"\bthe\s+(?:rebel|opposition|insurgent|jihadist)[- ](?:held|controlled|dominated|run)\s+"
+    r"(?P<part>north(?:-?west|-?east)?|south)(?!\w|-)(?!\s+of\b)",
+    re.IGNORECASE,
+)
+_HELD_REGION_NAMES = {"north": "northern Syria", "northwest": "north-western Syria",
+                      "northeast": "north-eastern Syria", "south": "southern Syria"}  # fmt: skip
+
+
+def _held_regions(
+    text: str, found: list[PlaceMention], geocoder: OfflineGeocoder
+) -> list[PlaceMention]:
+    """'departed for the rebel-held north', 'to the north-west': the part of the country.
+
+    Read only in reports about Syria (the country bias, and places there)."""
+    if geocoder.country_bias != "SY" or not any(p.country_code == "SY" for p in found):
+        return []
+    taken = {p.start for p in found}
+    regions = []
+    for match in _HELD_REGION.finditer(text):
+        name = _HELD_REGION_NAMES[match["part"].lower().replace("-", "")]
+        location: Any = geocoder.geocode(name, country_codes=frozenset({geocoder.country_bias}))
+        if location is None or match.start() in taken:
+            continue
+        raw = location.raw
+        regions.append(PlaceMention(
+            match.group(), match.start(), match.end(), raw["name"], location.latitude,
+            location.longitude, raw["country_code"], raw["kind"], "approximate", raw["score"],
+            raw["id"],
+        ))  # fmt: skip
+    return regions
 
 
 _UNIT_WORD = re.compile(r"(?i)(?:km|kilomet|mile)")
@@ -431,6 +475,9 @@ def _may_start_a_name(word: str) -> bool:
     return "-" in word[:4] and bool(_ARTICLE.match(word))
 
 
+_ATTRIBUTIVE = re.compile(r"-(?:based|bound|born|run)$")
+"""A place made an adjective: the place is still named ('Britain-based'); '-held' and
+'-backed' name a party, not a place."""
 _ARTICLE = re.compile(r"(?:al|el|ad|an|ar|as|ash|at|az)-[A-Z]")
 
 
@@ -441,6 +488,9 @@ def _place_at(
     start, end = span[0].start(), span[-1].end()
     if text[end - 2 : end] in ("'s", "’s"):
         end -= 2  # "Syria's"
+    attributive = _ATTRIBUTIVE.search(text, start, end)
+    if attributive:
+        end = attributive.start()  # "Britain-based", "Idlib-bound"
     mention = text[start:end]
     key = names.normalise(mention)
     phrase_like = span[0].group().lower() in DIRECTIONS or span[-1].group().lower() in SUFFIXES
@@ -534,14 +584,14 @@ def _looks_like_a_name(
         if before[:1].isupper() and before.lower() not in STOPWORDS and not possessive:
             return False  # "John Kerry", "Barack Obama": a name, not a place
     after = text[span[-1].end() : span[-1].end() + 16]
-    following = re.match(r"[ \t]+([A-Z][\w'’-]*)", after)
+    following = re.match(r"[ \t]+((?:[A-Z]|(?:al|el|ad|an|ar|as|ash|at|az)-)[\w'’-]*)", after)
     # "Vladimir Putin", "Jan Egeland": a first name, not a place ("Syria's Madaya" is both)
     possessive = re.search(r"['’]s$", span[-1].group())
     return not (following and following[1].lower() not in STOPWORDS) or bool(possessive)
 
 
 def _sentence_start(text: str, previous_end: int, start: int) -> bool:
-    return bool(re.search(r"[.!?“\"(]", text[previous_end:start]))
+    return bool(re.search(r"[.!?“\"(\n•·:;–—]", text[previous_end:start]))
 
 
 def _offset_place(
@@ -610,14 +660,15 @@ def _figure(sentence: str, offset: int, match: re.Match[str]) -> FigureMention |
     next_word = following[1].lower() if following else ""
     if next_word in UNITS or next_word in MONTHS or re.search(r"\bag(?:ed|es?)\s*$", before):
         return None  # distances, durations, dates, ages
-    if any(month in before.split()[-1:] for month in MONTHS) or re.match(r"\s*GMT", after):
-        return None
+    dated = not match["qualifier"] and any(month in before.split()[-1:] for month in MONTHS)
+    if dated or re.match(r"\s*GMT", after):
+        return None  # "December 15", "1300 GMT"
     if re.fullmatch(r"(?:19|20)\d\d", match["low"]) and next_word not in COUNT_NOUNS:
         return None
     what = _what(sentence, match)
     if not what:
         return None
-    qualifier = QUALIFIER_WORDS.get((match["qualifier"] or "").lower())
+    qualifier = HEDGES.get(" ".join((match["qualifier"] or "").lower().split()))
     value = None if high is not None else low
     return FigureMention(
         what=what,
@@ -635,7 +686,7 @@ def _figure(sentence: str, offset: int, match: re.Match[str]) -> FigureMention |
 def _vague_figure(sentence: str, offset: int, match: re.Match[str]) -> FigureMention | None:
     """'Hundreds of families': a range (200-999), counting what follows 'of'."""
     low, high = spoken_numbers.VAGUE[match["vague"].lower()]
-    what = _what(sentence, match)
+    what = re.sub(r"^(?:the|these|those)\s+", "", _what(sentence, match), flags=re.IGNORECASE)
     if not what or what.split()[0].lower() not in COUNT_NOUNS:
         return None  # "hundreds of metres", "thousands of years"
     return FigureMention(
@@ -800,8 +851,9 @@ def _date(month: int, day: int, published: date | None) -> str:
 
 _CONVOY_WORDS = re.compile(
     r"\b(?:convoys?|bus(?:es|ed|loads?)?|buss(?:ed|ing)|ambulances|evacu\w*|vehicles"
-    r"|left|leav(?:e|es|ing)|depart\w*|transferred|transported|relocated|safe\s+passage"
-    r"|arriv\w*|driven|taken|brought|moved|fled|returned|travel\w*|emptied)\b",
+    r"|left|leav(?:e|es|ing)|depart\w*|transfer\w*|transport\w*|relocat\w*|safe\s+passage"
+    r"|arriv\w*|driv(?:en|ing)|tak(?:en|ing)|brought|sent|mov(?:e|ed|ing)|fle(?:d|e|eing)"
+    r"|return\w*|travel\w*|emptied|push\w*\s+(?:\w+\s+)?out)\b",
     re.IGNORECASE,
 )
 """What a sentence about a movement of people says: vehicles, evacuations, leaving, arriving."""
@@ -889,11 +941,14 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
 
     "left Aleppo for Idlib": Idlib follows "for", nearer than "left", so it is the destination;
     "crossing into a district in southern Aleppo" keeps "into" (via) over the weaker "in".
-    "from Fuaa and Kafraya": both follow "from"; the first is the origin.
+    "from Fuaa and Kafraya": both follow "from"; the first is the origin, as "to A and B" makes
+    A the destination; a later role word ("to Rashidin, then on to Idlib") makes the last one.
     """
     roles: dict[str, Any] = {"via": [], "origin": "", "destination": ""}
+    destination_word = -1  # where the role word of the destination so far stands
     for place in places:
         tail = sentence[: place.start - offset].lower()[-80:]
+        tail_start = place.start - offset - len(tail)
         after = sentence[place.end - offset : place.end - offset + 3]
         if re.match(r"['’ ]s\b", after):
             continue  # "fighters from Lebanon's Hezbollah": whose, not where from
@@ -904,13 +959,15 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
             if re.fullmatch(r"(?:[\w'’-]+\s+){0,6}", tail[match.end() :])
             and not _NOT_A_ROLE.search(tail[: match.end()])
         ]
-        role = max(found)[1] if found else ""
+        where, role = max(found) if found else (-1, "")
         if role == "via":
             roles["via"].append(place.name)
         elif role == "origin" and not roles["origin"]:
             roles["origin"] = place.name
-        elif role == "destination" and place.kind != "country":
+        elif (role == "destination" and place.kind != "country"
+              and tail_start + where != destination_word):  # fmt: skip  # not "to A and B"
             roles["destination"] = place.name
+            destination_word = tail_start + where
     return roles
 
 
@@ -940,11 +997,12 @@ def _people_of(sentence: str, offset: int, places: list[PlaceMention]) -> str:
 
 
 _BACK_REFERENCE = re.compile(
-    r"\b(?P<role>from|out\s+of|left|leaving|leave|departed|departing|quit|to|for|towards?"
+    r"\b(?P<role>from|out\s+of|left|leaving|leave|departed|departing|quit|fled|fleeing"
+    r"|escaped|to|for|towards?"
     r"|reached|reaching|arrived\s+(?:in|at)|(?<!crossing\s)(?<!crossed\s)into|entered)\s+"
     r"(?:(?P<there>there)\b|(?:the|this|that|these)\s+(?P<count>two\s+|three\s+|four\s+)?"
     r"(?:[\w-]+\s+)?(?P<kind>villages?|towns?|city|districts?|neighbou?rhoods?|enclave|pocket"
-    r"|area|camp|crossing)\b)",
+    r"|area|camp|crossing|valley)\b)",
     re.IGNORECASE,
 )
 _REFERRED_KINDS = {
@@ -952,8 +1010,11 @@ _REFERRED_KINDS = {
     "town": ("town", "city", "village"), "towns": ("town", "city", "village"),
     "city": ("city", "town"), "crossing": ("crossing",), "camp": ("district", "point"),
     "districts": ("district", "point"), "neighbourhoods": ("district", "point"),
+    "enclave": ("region", "district", "point", "town"), "pocket": ("region", "district",
+    "point"), "valley": ("region",), "area": ("region", "district", "point"),
 }  # fmt: skip
-_ORIGIN_WORDS = {"from", "out of", "left", "leaving", "leave", "departed", "departing", "quit"}
+_ORIGIN_WORDS = {"from", "out of", "left", "leaving", "leave", "departed", "departing", "quit",
+                 "fled", "fleeing", "escaped"}  # fmt: skip
 
 
 def _named_before(sentence: str, role: str, earlier: list[PlaceMention]) -> str:
@@ -963,9 +1024,10 @@ def _named_before(sentence: str, role: str, earlier: list[PlaceMention]) -> str:
         is_origin = re.sub(r"\s+", " ", match["role"].lower()) in _ORIGIN_WORDS
         if is_origin != (role == "origin"):
             continue
-        places = [p for p in reversed(earlier) if p.kind not in ("country", "region")]
+        places = [p for p in reversed(earlier) if p.kind != "country"]
         if match["there"]:
-            return places[0].name if places else ""
+            spots = [p for p in places if p.kind != "region"]
+            return spots[0].name if spots else ""
         kind = match["kind"].lower()
         kinds = _REFERRED_KINDS.get(kind, ("district", "point", "crossing"))
         if kind.endswith("s"):  # a place named as two ("Fuaa and Kafraya") counts for both

@@ -288,7 +288,12 @@ def figure_at(found: Extraction, text: str, number: str) -> tuple[object, ...]:
     ("text", "number", "read"),
     [
         ("Twenty-five buses left the town on Friday.", "Twenty-five", (25, None, None, None)),
-        ("An estimated 8 000 people were moved.", "8 000", (8000, None, None, None)),
+        ("An estimated 8 000 people were moved.", "An estimated 8 000",
+         (8000, None, None, "about")),
+        ("An estimated 5.5 million people lack water.", "An estimated 5.5 million",
+         (5_500_000, None, None, "about")),
+        ("Since late December some 1,000 families fled.", "some 1,000",
+         (1000, None, None, "about")),
         ("Some two thousand people left.", "Some two thousand", (2000, None, None, "about")),
         ("Between 1,300 and 1,500 fighters left.", "Between 1,300 and 1,500",
          (None, 1300, 1500, None)),
@@ -401,3 +406,38 @@ def test_until_a_weekday_is_ahead_of_the_publication() -> None:
     [ahead] = extract("The truce holds until Saturday.", published=published).times
     [before] = extract("The buses left on Saturday.", published=published).times
     assert (ahead.date, before.date) == ("2017-04-22", "2017-04-15")
+
+
+def test_a_place_made_an_adjective_is_still_named() -> None:
+    found = extract("The Britain-based Observatory said buses left Aleppo.")
+    assert [(p.mention, p.country_code) for p in found.places] == [("Britain", "GB"),
+                                                                    ("Aleppo", "SY")]  # fmt: skip
+
+
+def test_the_first_word_of_a_longer_unknown_name_is_not_a_place() -> None:
+    found = extract("Buses crossed at Abu al-Qasimeen near al-Bab.")
+    assert [p.mention for p in found.places] == ["al-Bab"]
+
+
+def test_a_bulleted_line_starts_a_sentence() -> None:
+    assert extract("Update:\n• Since Monday, 40 buses left Aleppo.").places[0].mention == "Aleppo"
+
+
+def test_the_rebel_held_north_is_a_destination() -> None:
+    [draft] = extract("About 1,500 people left Harasta for the rebel-held north.").convoys
+    assert draft.destination == "northern Syria"
+
+
+@pytest.mark.parametrize(
+    ("text", "origin", "destination"),
+    [
+        ("Families in Harasta waited. Thousands fled the enclave on foot to Adra.", "Ḩarastā",
+         "Adra"),
+        ("Some 1,000 families fled the valley to stay in Qudsaya and Damascus.", "",
+         "Qadsayyā"),
+        ("Buses took them to Rashidin, then on to Idlib.", "", "Idlib"),
+    ],
+)  # fmt: skip
+def test_coordination_and_stages_of_a_trip(text: str, origin: str, destination: str) -> None:
+    draft = extract(text).convoys[-1]
+    assert (draft.origin, draft.destination) == (origin, destination)
