@@ -37,7 +37,8 @@ COUNT_NOUNS = {
     "individuals", "households", "casualties", "victims", "students", "workers", "staff",
     "volunteers", "orphans", "infants", "babies", "palestinians", "syrians", "kurds",
     "iraqis", "christians", "alawites", "combatants", "insurgents", "jihadists", "militiamen",
-    "defectors", "minibuses", "microbuses", "coaches", "tents",
+    "defectors", "minibuses", "microbuses", "coaches", "tents", "terrorists", "relatives",
+    "dependants", "dependents", "loyalists", "policemen", "militias",
 }  # fmt: skip
 VEHICLES = {"vehicles", "buses", "ambulances", "convoys", "trucks", "cars", "busloads", "lorries"}
 CONVOYS = {"convoy", "convoys"}
@@ -475,9 +476,8 @@ def _may_start_a_name(word: str) -> bool:
     return "-" in word[:4] and bool(_ARTICLE.match(word))
 
 
-_ATTRIBUTIVE = re.compile(r"-(?:based|bound|born|run)$")
-"""A place made an adjective: the place is still named ('Britain-based'); '-held' and
-'-backed' name a party, not a place."""
+_ATTRIBUTIVE = re.compile(r"-(?:based|bound|born|run|backed|brokered|sponsored|allied|led)$")
+"""A place made an adjective is still named: 'Britain-based', 'Ankara-backed rebels'."""
 _ARTICLE = re.compile(r"(?:al|el|ad|an|ar|as|ash|at|az)-[A-Z]")
 
 
@@ -494,13 +494,14 @@ def _place_at(
     mention = text[start:end]
     key = names.normalise(mention)
     phrase_like = span[0].group().lower() in DIRECTIONS or span[-1].group().lower() in SUFFIXES
-    if geocoder.gazetteer.position(key) is None and not phrase_like:
+    known = geocoder.gazetteer.position(key) is not None
+    if not known and not phrase_like:
         return None  # first the cheapest test: most spans of words are no name at all
     if len(key.replace(" ", "")) < 3:
         return None
     if any(text[a.end() : b.start()].strip(" \t") for a, b in itertools.pairwise(span)):
         return None  # a name does not run over a line's end or a comma
-    if not _looks_like_a_name(text, words, i, span):
+    if not _looks_like_a_name(text, words, i, span, known=known):
         return None
     _, never = _not_places()
     if all(word.group().lower() in STOPWORDS or word.group().lower() in COUNT_NOUNS
@@ -565,13 +566,14 @@ def _well_known(candidate: Any, geocoder: OfflineGeocoder) -> bool:
 
 
 def _looks_like_a_name(
-    text: str, words: list[re.Match[str]], i: int, span: list[re.Match[str]]
+    text: str, words: list[re.Match[str]], i: int, span: list[re.Match[str]], *, known: bool
 ) -> bool:
     """Capitalised, not a person's surname, not a stop word: what news prose writes for places."""
     first = span[0].group()
     if first.lower() in DIRECTIONS and not first[:1].isupper():
-        # "east Aleppo" yes; "western edge of Aleppo" no
-        return len(span) > 1 and span[1].group()[:1].isupper()
+        # "east Aleppo" yes; "western edge of Aleppo" no; "northern countryside of Aleppo"
+        # only as the gazetteer's own name for it
+        return len(span) > 1 and (span[1].group()[:1].isupper() or known)
     if first.lower() in DIRECTIONS and len(span) > 1 and span[1].group()[:1].isupper():
         return True
     if not _may_start_a_name(first):
@@ -655,7 +657,8 @@ def _figure(sentence: str, offset: int, match: re.Match[str]) -> FigureMention |
     if word_number and re.search(r"(?:^|\W)(?:no|any|each|every)\s*$", before):
         return None
     if re.match(r"\s+of\b", after) and not _OF_THEM.match(after):
-        return None  # "one of the buses" (but "about 400 of them fighters" counts fighters)
+        return None  # "one of the buses" (but "400 of them fighters", "40,000 of their
+        # relatives" count fighters and relatives)
     following = re.match(r"\s*\(?([\w'’]+)", after)
     next_word = following[1].lower() if following else ""
     if next_word in UNITS or next_word in MONTHS or re.search(r"\bag(?:ed|es?)\s*$", before):
@@ -683,11 +686,19 @@ def _figure(sentence: str, offset: int, match: re.Match[str]) -> FigureMention |
     )
 
 
+_PRONOUN = re.compile(r"\s*(?:the|these|those|them|their|others|whom)\b", re.IGNORECASE)
+
+
 def _vague_figure(sentence: str, offset: int, match: re.Match[str]) -> FigureMention | None:
-    """'Hundreds of families': a range (200-999), counting what follows 'of'."""
+    """'Hundreds of families': a range (200-999), counting what follows 'of' ('hundreds of
+    them fighters' counts fighters; 'thousands of them', 'scores of others' count people)."""
     low, high = spoken_numbers.VAGUE[match["vague"].lower()]
-    what = re.sub(r"^(?:the|these|those)\s+", "", _what(sentence, match), flags=re.IGNORECASE)
-    if not what or what.split()[0].lower() not in COUNT_NOUNS:
+    after = sentence[match.end() :]
+    pronoun = _PRONOUN.match(after)
+    what = _what(sentence[: match.end()] + after[pronoun.end() :] if pronoun else sentence, match)
+    if pronoun and not what:
+        what = "people"  # "thousands of them climbed aboard"
+    if not what or not COUNT_NOUNS.intersection(what.lower().split()[:3]):
         return None  # "hundreds of metres", "thousands of years"
     return FigureMention(
         what=what, qualifier=None, sentence=sentence.strip(), attribution=attribution(sentence),
@@ -699,10 +710,10 @@ def _number(text: str | None) -> int | None:
     return spoken_numbers.parse(text) if text else None
 
 
-_OF_THEM = re.compile(r"\s+of\s+(?:them|whom|those)\s+(?P<noun>[\w'’-]+)")
+_OF_THEM = re.compile(r"\s+of\s+(?:them|whom|those|their)\s+(?P<noun>[\w'’-]+)")
 _A_TALLY = re.compile(
-    r"(?:\b(?:number|toll|total|tally|count|figure)\b(?:\s+[\w'’-]+){0,3}\s+(?:at|to|of|was|"
-    r"is|stood\s+at|reached)|\bof\s+those\s+[\w'’-]+,?)\s*$",
+    r"(?:\b(?:number|toll|total|tally|count|figure)\b[^.;:]{0,80}?\s(?:at|to|of|was|is|"
+    r"stood\s+at|reached|rose\s+to|hit)|\bof\s+those\s+[\w'’-]+,?)\s*$",
     re.IGNORECASE,
 )
 """'put their number at 5,000', 'of those departing, 2,289 were registered': people counted,
@@ -853,7 +864,8 @@ _CONVOY_WORDS = re.compile(
     r"\b(?:convoys?|bus(?:es|ed|loads?)?|buss(?:ed|ing)|ambulances|evacu\w*|vehicles"
     r"|left|leav(?:e|es|ing)|depart\w*|transfer\w*|transport\w*|relocat\w*|safe\s+passage"
     r"|arriv\w*|driv(?:en|ing)|tak(?:en|ing)|brought|sent|mov(?:e|ed|ing)|fle(?:d|e|eing)"
-    r"|return\w*|travel\w*|emptied|push\w*\s+(?:\w+\s+)?out)\b",
+    r"|return\w*|travel\w*|emptied|push\w*\s+(?:\w+\s+)?out|set(?:ting)?\s+(?:off|out)"
+    r"|head(?:ed|ing)|bound|reach\w*|exit\w*)\b",
     re.IGNORECASE,
 )
 """What a sentence about a movement of people says: vehicles, evacuations, leaving, arriving."""
@@ -907,10 +919,9 @@ def _draft(
     roles = _roles(sentence, offset, inside)
     if not roles["origin"]:
         roles["origin"] = _people_of(sentence, offset, inside)
-    earlier = [p for p in places if p.end <= offset]
     for role in ("origin", "destination"):
         if not roles.get(role):
-            roles[role] = _named_before(sentence, role, earlier)
+            roles[role] = _named_before(sentence, offset, role, places)
     if not (inside or counted or roles["origin"] or roles["destination"]):
         return None
     return ConvoyDraft(
@@ -927,7 +938,8 @@ def _draft(
 
 _ROLE_WORDS = {
     "via": r"via|through|crossing into|crossed into|by way of",
-    "origin": r"from|out of|left|leave|leaves|leaving|departed|departing|depart|quit|fled",
+    "origin": r"from|out of|left|leave|leaves|leaving|departed|departing|depart|quit|fled"
+    r"|exit(?:ed|ing)?",
     "destination": r"to|for|towards?|reach|reached|reaching|(?<!crossing\s)(?<!crossed\s)into"
     r"|(?:arriv|enter|end)\w*(?:\s+[\w-]+){0,5}?\s+(?:in|at)",
 }
@@ -978,9 +990,16 @@ _LEAVING = re.compile(
 )
 _OF_A_PLACE = re.compile(
     r"\b(?:residents|people|civilians|fighters|rebels|inhabitants|families|population|"
-    r"evacuees|wounded)\s+(?:of|from)\s+(?:the\s+)?(?:[\w-]+\s+)?$",
+    r"evacuees|wounded|gunmen|terrorists)\s+(?:of|from|in)\s+(?:the\s+)?(?:[\w-]+\s+)?$",
     re.IGNORECASE,
 )
+
+
+_EMPTIED_OR_ITS_PEOPLE = re.compile(
+    r"\s+(?:was\s+|were\s+)?emptied\b"
+    r"|['’]s\s+(?:[\w-]+\s+)?(?:residents|people|civilians|fighters|rebels|families|gunmen)\b"
+)
+"""'as Madaya emptied', "Douma's last rebels leave": the place is the one left."""
 
 
 def _people_of(sentence: str, offset: int, places: list[PlaceMention]) -> str:
@@ -991,14 +1010,14 @@ def _people_of(sentence: str, offset: int, places: list[PlaceMention]) -> str:
     for place in places:
         before = sentence[: place.start - offset]
         after = sentence[place.end - offset :]
-        if _OF_A_PLACE.search(before) or re.match(r"\s+(?:was\s+|were\s+)?emptied\b", after):
+        if _OF_A_PLACE.search(before) or _EMPTIED_OR_ITS_PEOPLE.match(after):
             return place.name
     return ""
 
 
 _BACK_REFERENCE = re.compile(
     r"\b(?P<role>from|out\s+of|left|leaving|leave|departed|departing|quit|fled|fleeing"
-    r"|escaped|to|for|towards?"
+    r"|escaped|exited|to|for|towards?"
     r"|reached|reaching|arrived\s+(?:in|at)|(?<!crossing\s)(?<!crossed\s)into|entered)\s+"
     r"(?:(?P<there>there)\b|(?:the|this|that|these)\s+(?P<count>two\s+|three\s+|four\s+)?"
     r"(?:[\w-]+\s+)?(?P<kind>villages?|towns?|city|districts?|neighbou?rhoods?|enclave|pocket"
@@ -1014,17 +1033,23 @@ _REFERRED_KINDS = {
     "point"), "valley": ("region",), "area": ("region", "district", "point"),
 }  # fmt: skip
 _ORIGIN_WORDS = {"from", "out of", "left", "leaving", "leave", "departed", "departing", "quit",
-                 "fled", "fleeing", "escaped"}  # fmt: skip
+                 "fled", "fleeing", "escaped", "exited"}  # fmt: skip
+_COUNTS = {"two": 2, "three": 3, "four": 4}
 
 
-def _named_before(sentence: str, role: str, earlier: list[PlaceMention]) -> str:
+def _named_before(sentence: str, offset: int, role: str, known: list[PlaceMention]) -> str:
     """'left the two villages', 'arrived in the town', 'from there': the place the report
-    named last of that kind (of two villages, the first named; "Fuaa and Kafraya" names two)."""
+    named last of that kind (of two villages, the first named; "Fuaa and Kafraya" names two;
+    of "the three towns" just listed, the first of the three)."""
     for match in _BACK_REFERENCE.finditer(sentence):
         is_origin = re.sub(r"\s+", " ", match["role"].lower()) in _ORIGIN_WORDS
         if is_origin != (role == "origin"):
             continue
+        earlier = [p for p in known if p.end <= offset + match.start()]
         places = [p for p in reversed(earlier) if p.kind != "country"]
+        count = _COUNTS.get((match["count"] or "").strip().lower(), 1)
+        if count > 2 and len(places) >= count:
+            return places[count - 1].name  # "Yalda, Babila and Beit Sahm ... the three towns"
         if match["there"]:
             spots = [p for p in places if p.kind != "region"]
             return spots[0].name if spots else ""
@@ -1036,8 +1061,7 @@ def _named_before(sentence: str, role: str, earlier: list[PlaceMention]) -> str:
                 return pair[0].name
         named = [p for p in places if p.kind in kinds]
         if named:
-            wanted = 2 if (match["count"] or "").strip().lower() == "two" else 1
-            return named[wanted - 1].name if len(named) >= wanted else named[0].name
+            return named[count - 1].name if len(named) >= count else named[0].name
     return ""
 
 

@@ -441,3 +441,42 @@ def test_the_rebel_held_north_is_a_destination() -> None:
 def test_coordination_and_stages_of_a_trip(text: str, origin: str, destination: str) -> None:
     draft = extract(text).convoys[-1]
     assert (draft.origin, draft.destination) == (origin, destination)
+
+
+@pytest.mark.parametrize(
+    ("text", "number", "read"),
+    [
+        ("Between 2,500 and 3,000 people, hundreds of them fighters, left.", "hundreds of",
+         (None, 200, 999, None)),
+        ("The toll rose to 126; scores of others were wounded.", "scores of",
+         (None, 40, 99, None)),
+        ("The deal covered as many as 40,000 of their relatives.", "as many as 40,000",
+         (40000, None, None, "up to")),
+        ("The number of those taken out has reached nearly 6,000.", "nearly 6,000",
+         (6000, None, None, "nearly")),
+    ],
+)  # fmt: skip
+def test_counts_whose_noun_is_a_pronoun_or_far_away(
+    text: str, number: str, read: tuple[object, ...]
+) -> None:
+    assert figure_at(extract(text), text, number) == read
+
+
+def test_an_agency_and_an_ordinal_are_not_places() -> None:
+    text = "SANA's reporter in Yalda said the Fourth batch left Yalda."
+    assert [p.mention for p in extract(text).places] == ["Yalda", "Yalda"]
+
+
+@pytest.mark.parametrize(
+    ("text", "origin", "destination"),
+    [
+        ("Fighters in Yalda, Babbila and Beit Sahem agreed; they will be bussed out of the "
+         "three towns to Jarablus.", "Yalda", "Jarābulus"),
+        ("Douma's last rebels leave on the green buses", "Dūmā", ""),
+        ("They set off shortly after noon for Jarablus.", "", "Jarābulus"),
+        ("Buses left Aleppo. Some 3,500 people reached the town on Tuesday.", "", "Aleppo"),
+    ],
+)  # fmt: skip
+def test_convoys_from_agency_and_feature_copy(text: str, origin: str, destination: str) -> None:
+    draft = extract(text).convoys[-1]
+    assert (draft.origin, draft.destination) == (origin, destination)
