@@ -245,6 +245,7 @@ def find_places(
     masked = _masked(text, words)  # the words inside a group's, a body's or a channel's name
     covered = [word.start() in masked for word in words]  # and then inside a mention
     runs = _name_runs(words, geocoder)
+    homes = frozenset(c for c in (geocoder.country_bias, dateline_country(text, geocoder)) if c)
     for i, word in enumerate(words):
         if covered[i] or not _may_start_a_name(word.group()):
             continue
@@ -253,7 +254,7 @@ def find_places(
                 continue
             span = words[i : i + size]
             try:
-                mention = _place_at(text, words, i, size, geocoder)
+                mention = _place_at(text, words, i, size, geocoder, homes)
             except UNREADABLE as error:
                 _skip(skipped, "place", text[span[0].start() : span[-1].end()], span[0].start(),
                       error)  # fmt: skip
@@ -270,8 +271,28 @@ def find_places(
             found.append(offset)
     found += _held_regions(text, found, geocoder)
     found = _by_context(found, geocoder)
-    found = _with_evidence(found, geocoder)
+    found = _with_evidence(found, geocoder, homes)
     return sorted(found, key=lambda place: place.start)
+
+
+_DATELINE = re.compile(
+    r"^(?P<city>[A-Z][A-Z .'’-]+?)(?:,\s*(?P<country>[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))?"
+    r"(?:,\s*[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+\d{4})?\s*\((?P<agency>[A-Za-z. ]{2,20})\)\s*[-–—]",
+    re.MULTILINE,
+)
+"""'MADAYA, Syria (AFP) -', 'BEIRUT, Dec 22, 2016 (AFP) -', 'AMMAN (Reuters) -'."""
+
+
+def dateline_country(text: str, geocoder: OfflineGeocoder) -> str:
+    """The country a wire's dateline names or stands in ('' without a dateline, or when its
+    place is no country or city the gazetteer knows)."""
+    match = _DATELINE.search(text[:2000])
+    if not match:
+        return ""
+    location: Any = geocoder.geocode(match["country"] or match["city"].title())
+    if location is None or location.raw["kind"] not in ("country", "city"):
+        return ""
+    return str(location.raw["country_code"])
 
 
 def _name_runs(words: list[re.Match[str]], geocoder: OfflineGeocoder) -> list[int]:
@@ -378,20 +399,22 @@ FAR_FROM_THE_STORY_KM = 400.0
 """A small place abroad this far from the report's places at home is a namesake, not news."""
 
 
-def _with_evidence(found: list[PlaceMention], geocoder: OfflineGeocoder) -> list[PlaceMention]:
-    """Places abroad kept only with evidence: a country, a region, a city, near the story, or
-    written as its own name.
+def _with_evidence(
+    found: list[PlaceMention], geocoder: OfflineGeocoder, homes: frozenset[str]
+) -> list[PlaceMention]:
+    """Places abroad kept only with evidence: a country, a region, a city, near the story,
+    written as its own name, or in the country of the report's dateline.
 
     In a report about Syria, a Chinese village read from one of its alternate names is a
     namesake; Moscow, Turkey, a Lebanese border town or "a Srebrenica-style massacre" is news.
     """
-    home = _distinct(p for p in found if p.country_code == geocoder.country_bias
+    home = _distinct(p for p in found if p.country_code in homes
                      and p.kind not in ("country", "region"))  # fmt: skip
     if not home:
         return found
     kept = []
     for place in found:
-        abroad = place.country_code != geocoder.country_bias
+        abroad = place.country_code not in homes
         if abroad and place.kind not in ("country", "region", "city"):
             distance = min(
                 haversine_km(place.latitude, place.longitude, h.latitude, h.longitude) for h in home
@@ -482,7 +505,12 @@ _ARTICLE = re.compile(r"(?:al|el|ad|an|ar|as|ash|at|az)-[A-Z]")
 
 
 def _place_at(
-    text: str, words: list[re.Match[str]], i: int, size: int, geocoder: OfflineGeocoder
+    text: str,
+    words: list[re.Match[str]],
+    i: int,
+    size: int,
+    geocoder: OfflineGeocoder,
+    homes: frozenset[str],
 ) -> PlaceMention | None:
     span = words[i : i + size]
     start, end = span[0].start(), span[-1].end()
@@ -508,13 +536,13 @@ def _place_at(
            or word.group().lower() in never for word in span):  # fmt: skip
         return None
     candidates = geocoder.candidates(mention)
-    if not candidates or not _trusted(candidates[0], geocoder):
+    if not candidates or not _trusted(candidates[0], geocoder, homes):
         return None
     opening = i == 0 or _sentence_start(text, words[i - 1].end(), span[0].start())
-    if opening and not _well_known(candidates[0], geocoder):
+    if opening and not _well_known(candidates[0], geocoder, homes):
         return None  # "Buses left…": a capital at a sentence's start says nothing
     speaks = re.match(rf"\s+{SPEECH}\b", text[end : end + 16])
-    if speaks and size == 1 and not _well_known(candidates[0], geocoder):
+    if speaks and size == 1 and not _well_known(candidates[0], geocoder, homes):
         return None  # "Kerry told reporters": a person; "Moscow says" stays a place
     location: Any = geocoder.geocode(mention)
     if location is None:
@@ -536,8 +564,9 @@ SUFFIXES = {"province", "governorate", "countryside", "district", "region", "nei
 ABROAD_MIN_POPULATION = 1000
 
 
-def _trusted(candidate: Any, geocoder: OfflineGeocoder) -> bool:
-    """An exact match at home, a phrase on an exact anchor, or a real name abroad.
+def _trusted(candidate: Any, geocoder: OfflineGeocoder, homes: frozenset[str]) -> bool:
+    """An exact match at home (the biased country, and the dateline's), a phrase on an exact
+    anchor, or a real name abroad.
 
     Abroad, an alternate spelling or a hamlet is more often a person's name in news prose
     ("Assad", "Kerry") than the place, so only primary names of towns of some size count.
@@ -547,7 +576,7 @@ def _trusted(candidate: Any, geocoder: OfflineGeocoder) -> bool:
     if candidate.method not in ("exact", "alias") or candidate.entry < 0:
         return False
     places = geocoder.gazetteer
-    if places.country_codes[candidate.entry] == geocoder.country_bias:
+    if places.country_codes[candidate.entry] in homes:
         return True
     if places.kinds[candidate.entry] in ("country", "region"):
         return True
@@ -555,12 +584,12 @@ def _trusted(candidate: Any, geocoder: OfflineGeocoder) -> bool:
     return candidate.method == "exact" and big_enough
 
 
-def _well_known(candidate: Any, geocoder: OfflineGeocoder) -> bool:
+def _well_known(candidate: Any, geocoder: OfflineGeocoder, homes: frozenset[str]) -> bool:
     """At home anything; abroad a country, a region or a city (100,000 people or more)."""
     if candidate.entry < 0:
         return True
     places = geocoder.gazetteer
-    if places.country_codes[candidate.entry] == geocoder.country_bias:
+    if places.country_codes[candidate.entry] in homes:
         return True
     return places.kinds[candidate.entry] in ("country", "region", "city")
 

@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from geo.cli import main
-from geo.extract import Extraction, draft_label, draft_rows, extract, repeats
+from geo.extract import (
+    Extraction,
+    dateline_country,
+    draft_label,
+    draft_rows,
+    extract,
+    repeats,
+)
 from geo.geocoding import OfflineGeocoder, haversine_km
 
 REPORT = Path(__file__).parent / "data" / "reports" / "aleppo-evacuation-2016-12-15.txt"
@@ -480,3 +487,11 @@ def test_an_agency_and_an_ordinal_are_not_places() -> None:
 def test_convoys_from_agency_and_feature_copy(text: str, origin: str, destination: str) -> None:
     draft = extract(text).convoys[-1]
     assert (draft.origin, draft.destination) == (origin, destination)
+
+
+def test_a_dateline_names_the_country_of_a_small_place() -> None:
+    text = "AMMAN, Jordan (Reuters) - Buses left Aleppo; aid staff waited in Azraq."
+    found = extract(text)
+    assert dateline_country(text, OfflineGeocoder()) == "JO"
+    assert "Azraq" in [p.mention for p in found.places]  # far from Aleppo, but in Jordan
+    assert "Azraq" not in [p.mention for p in extract(text.split(" - ", 1)[1]).places]
