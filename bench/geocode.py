@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import sys
 import tempfile
 import time
@@ -64,6 +65,9 @@ def main() -> None:
         tracemalloc.stop()
         del loaded
     syrian = syrian_names(index)
+    arabic = [name for name in syrian if ARABIC.search(name)]
+    latin = [name for name in syrian if not ARABIC.search(name)]
+    with_clitic = [f"و{name}" for name in arabic if " " not in name]  # "and X", one word
     world = rng.sample(index.names, 20_000)
     typos = sorted({misspell(rng.choice(syrian), rng) for _ in range(3_000)} - set(syrian))
     batch = [rng.choice(syrian + world[:2_000] + typos) for _ in range(100_000)]
@@ -77,6 +81,13 @@ def main() -> None:
         ("index: Python memory once loaded", f"{memory:.0f} MB"),
         rate(
             f"exact/alias: {len(syrian):,} distinct Syrian names", syrian, fresh(index).candidates
+        ),
+        rate(f"  of them {len(latin):,} in Latin script", latin, fresh(index).candidates),
+        rate(f"  of them {len(arabic):,} in Arabic script", arabic, fresh(index).candidates),
+        rate(
+            f"Arabic names with 'and' joined ({len(with_clitic):,}), geocode()",
+            with_clitic,
+            fresh(index).geocode,
         ),
         rate("exact/alias: 20,000 world names, no bias", world, fresh(index, None).candidates),
         rate("exact/alias: the same, bias SY (+ namesake check)", world, fresh(index).candidates),
@@ -92,6 +103,9 @@ def main() -> None:
     print(f"{'measure':<{width}}  value")
     for label, value in rows:
         print(f"{label:<{width}}  {value}")
+
+
+ARABIC = re.compile("[\u0600-\u06ff]")
 
 
 def syrian_names(index: gazetteer.Gazetteer) -> list[str]:

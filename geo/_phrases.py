@@ -77,8 +77,43 @@ _HINTS = re.compile(
 'Eastbourne' ...) is not parsed further (fast path)."""
 
 
+_ARABIC_LETTER = re.compile("[\u0621-\u064a]")
+_ARABIC_KIND = {
+    "مدينة": "settlement", "بلدة": "settlement", "قرية": "settlement", "حي": "quarter",
+    "احياء": "quarter", "أحياء": "quarter", "مخيم": "quarter", "معبر": "quarter",
+    "منطقة": "quarter", "ريف": "region", "محافظة": "region", "مناطق": "region",
+}  # fmt: skip
+_ARABIC_BEARING = {
+    "شمال غرب": "northwest", "شمال غربي": "northwest", "شمال شرق": "northeast",
+    "شمال شرقي": "northeast", "جنوب غرب": "southwest", "جنوب غربي": "southwest",
+    "جنوب شرق": "southeast", "جنوب شرقي": "southeast", "شمال": "north", "شمالي": "north",
+    "جنوب": "south", "جنوبي": "south", "شرق": "east", "شرقي": "east", "غرب": "west",
+    "غربي": "west", "وسط": "central",
+}  # fmt: skip
+_ARABIC_PHRASE = re.compile(
+    r"^(?P<bearing>(?:شمال|جنوب)(?:ي)?\s+(?:غرب|شرق)(?:ي)?|شمالي?|جنوبي?|شرقي?|غربي?|وسط)\s+(?P<target>.+)$"
+    r"|^(?P<kind>" + "|".join(_ARABIC_KIND) + r")\s+(?P<target2>.+)$"
+)
+"""'شمال حلب' (north of Aleppo), 'ريف حلب' (rural Aleppo), 'حي الوعر' (the al-Waer quarter)."""
+
+
+def _arabic(text: str) -> Phrase | None:
+    """An Arabic descriptive phrase read as its English twin would be."""
+    match = _ARABIC_PHRASE.match(text)
+    if not match:
+        return None
+    if match["bearing"]:
+        direction = _ARABIC_BEARING[" ".join(match["bearing"].split())]
+        if direction == "central":
+            return Phrase(match["target"].strip(), "area", 0.0, None, "central")
+        return Phrase(match["target"].strip(), "area", 0.0, BEARINGS[direction], direction)
+    return Phrase(match["target2"].strip(), _ARABIC_KIND[match["kind"]])
+
+
 def parse(query: str) -> Phrase | None:
     """The phrase in `query`, or None when it is (or may be) a bare name."""
+    if _ARABIC_LETTER.search(query):
+        return _arabic(" ".join(query.split()).strip(" .,;،"))
     if not _HINTS.search(query):
         return None
     text = " ".join(query.split()).strip(" .,;")

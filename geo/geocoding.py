@@ -219,6 +219,10 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         abroad = exact is not None and self._bias_missing(exact, codes)
         if exact is not None and not abroad:
             return self._best(exact, codes)
+        if exact is None:
+            found = self._without_clitic(text, codes, near)
+            if found:
+                return found
         found = self._phrase(text, codes, near)
         if found:
             return found
@@ -236,6 +240,17 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
                 best = self._merge(best, at_home) if at_home else best
             if best:
                 return best
+        return []
+
+    def _without_clitic(self, text: str, codes: frozenset[str], near: Any) -> list[Candidate]:
+        """'والفوعة' (and al-Fu'ah), 'بريف حلب' (in rural Aleppo): the name without its clitic,
+        when that is a name or a phrase the gazetteer knows."""
+        for bare in names.without_clitics(text):
+            known = self.gazetteer.position(names.normalise(bare)) is not None
+            if known or _phrases.parse(bare) is not None:
+                found = self.candidates(bare, country_codes=codes, near=near)
+                if found:
+                    return [replace(c, score=round(c.score * 0.99, 3)) for c in found]
         return []
 
     # --- the tiers, each returning arrays of hits ---------------------------------------

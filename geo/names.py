@@ -12,7 +12,34 @@ _LETTERS = {
     "ı": "i", "ł": "l", "ø": "o", "đ": "d", "ħ": "h", "ŧ": "t", "ß": "ss", "æ": "ae",
     "œ": "oe", "þ": "th", "ð": "d",
     "أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ة": "ه", "ى": "ي",  # Arabic letter variants
+    "ی": "ي", "ک": "ك", "ە": "ه", "ۀ": "ه", "ؤ": "و", "ئ": "ي", "ء": "",  # Persian, hamza seats
+    **{chr(0x0660 + d): str(d) for d in range(10)},  # Arabic-Indic digits
+    **{chr(0x06F0 + d): str(d) for d in range(10)},  # Persian digits
 }  # fmt: skip
+ARABIC_CLITICS = ("وال", "بال", "فال", "كال", "لل", "وب", "ول", "وك", "و", "ب", "ل", "ك", "ف")
+"""Letters joined to the front of an Arabic word ('and', 'in', 'to', 'like', 'so'), longest
+first; 'وال' and 'لل' leave the article ('والفوعة' → 'الفوعة', 'للفوعة' → 'الفوعة')."""
+_ARABIC_SCRIPT = re.compile("[\u0600-\u06ff]")
+
+
+def without_clitics(name: str) -> list[str]:
+    """The ways `name` reads with a clitic taken off its first word, most likely first.
+
+    Only forms whose first word keeps two letters or more are given; the caller keeps the
+    one that is a known name (a name can begin with the same letters: 'بستان', 'كفريا')."""
+    if not _ARABIC_SCRIPT.match(name.strip()):
+        return []
+    first, _, rest = name.strip().partition(" ")
+    forms = []
+    for clitic in ARABIC_CLITICS:
+        if first.startswith(clitic) and len(first) - len(clitic) >= 2:
+            bare = first[len(clitic) :]
+            if clitic in ("وال", "بال", "فال", "كال", "لل"):
+                bare = "ال" + bare
+            forms.append(f"{bare} {rest}".strip())
+    return forms
+
+
 _MARKS = re.compile(
     "[\u0300-\u036f\u064b-\u065f\u0670\u06d6-\u06ed"  # combining accents, Arabic harakat
     "\u02bf\u02be\u02bb\u02bc\u2018\u2019'`\u00b4\u02c8\u2032\u02b9"  # ayn, hamza, apostrophes

@@ -53,3 +53,29 @@ def test_accuracy_on_the_labelled_set(capsys: pytest.CaptureFixture[str]) -> Non
         for miss in misses:
             print(f"  miss: {miss}")
     assert rate >= GATE, f"accuracy {rate:.3f} < {GATE}; misses:\n" + "\n".join(misses)
+
+
+ARABIC = Path(__file__).parent / "data" / "geocoding" / "arabic.csv"
+"""Arabic forms as reports write them (clitics, articles, harakat, tatweel, descriptive
+phrases); each truth is where the geocoder puts the place's English name."""
+
+
+def test_accuracy_on_arabic_names(capsys: pytest.CaptureFixture[str]) -> None:
+    geocoder = OfflineGeocoder(country_bias="SY")
+    with ARABIC.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) >= 80
+    misses = []
+    for row in rows:
+        found = geocoder.geocode(row["query"])
+        off = (
+            haversine_km(float(row["latitude"]), float(row["longitude"]), found.latitude,
+                         found.longitude)
+            if found else None
+        )  # fmt: skip
+        if off is None or off > WITHIN_KM:
+            misses.append(f"{row['query']} ({row['note']}): {found.address if found else '-'}")
+    rate = 1 - len(misses) / len(rows)
+    with capsys.disabled():
+        print(f"\nArabic geocoding accuracy: {rate:.3f} ({len(rows) - len(misses)}/{len(rows)})")
+    assert rate >= GATE, "\n".join(misses)
