@@ -16,7 +16,7 @@ from typing import Any
 from shapely.geometry import LineString
 
 from geo import _schema as s
-from geo import names, spoken_numbers
+from geo import arabic_reading, names, spoken_numbers
 from geo._fields import Spot
 from geo.errors import ProblemLog
 from geo.geocoding import OfflineGeocoder, haversine_km
@@ -210,12 +210,25 @@ def extract(
 ) -> Extraction:
     """Places, figures, times and convoy drafts found in `text` (offline; nothing is added)."""
     geocoder = geocoder or OfflineGeocoder(country_bias=country_bias)
+    if arabic_reading.is_arabic(text):
+        return _extract_arabic(text, published, geocoder)
     sentences = _sentences(text)
     skipped: list[Skipped] = []
     places = find_places(text, geocoder, skipped)
     figures = find_figures(text, sentences, skipped)
     times = find_times(text, published, skipped)
     convoys = find_convoys(sentences, places, figures, times, skipped)
+    return Extraction(places, figures, times, convoys, skipped)
+
+
+def _extract_arabic(text: str, published: date | None, geocoder: OfflineGeocoder) -> Extraction:
+    """The same reading for a report in Arabic (`geo/arabic_reading.py`)."""
+    sentences = arabic_reading.sentences(text)
+    skipped: list[Skipped] = []
+    places = arabic_reading.find_places(text, geocoder)
+    figures = arabic_reading.find_figures(text, sentences, skipped)
+    times = arabic_reading.find_times(text, published)
+    convoys = arabic_reading.find_convoys(sentences, places, figures, times)
     return Extraction(places, figures, times, convoys, skipped)
 
 
@@ -1096,11 +1109,15 @@ def _named_before(sentence: str, offset: int, role: str, known: list[PlaceMentio
 
 def _is_vehicle(figure: FigureMention) -> bool:
     words = figure.what.lower().split()
+    if arabic_reading.is_arabic(figure.what):
+        return arabic_reading.noun_kind(figure.what) == "vehicles"
     return any(word in VEHICLES for word in words) and not any(word in CONVOYS for word in words)
 
 
 def _is_people(figure: FigureMention) -> bool:
     words = figure.what.lower().split()
+    if arabic_reading.is_arabic(figure.what):
+        return arabic_reading.noun_kind(figure.what) == "people"
     return not any(word in VEHICLES or word in CONVOYS for word in words)
 
 
