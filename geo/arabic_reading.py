@@ -222,13 +222,15 @@ def _place(text: str, span: list[re.Match[str]], geocoder: OfflineGeocoder) -> A
     forms = [(written, 0)]
     forms += [(bare, max(1, len(written) - len(bare))) for bare in names.without_clitics(written)]
     for form, shift in forms:
-        if len(form.split()) == 1 and _key(form) in STOP:
+        if len(form.split()) == 1 and (_key(form) in STOP or _key(form) in MORE_STOP):
             continue
         known = geocoder.gazetteer.position(_key(form)) is not None
         if not known and not (len(span) > 1 and _descriptive(form)):
             continue
         location: Any = geocoder.geocode(form)
-        if location is None or not _trusted(location, geocoder):
+        if location is None or not _trusted(location, geocoder, form):
+            continue
+        if _article_missing(form, geocoder):
             continue
         raw = location.raw
         return PlaceMention(
@@ -239,6 +241,15 @@ def _place(text: str, span: list[re.Match[str]], geocoder: OfflineGeocoder) -> A
     return None
 
 
+def _article_missing(form: str, geocoder: OfflineGeocoder) -> bool:
+    """'قدّم' (he presented) is not 'القدم' (al-Qadam): the name is written with its article."""
+    if form.startswith("ال") or " " in form:
+        return False
+    position = geocoder.gazetteer.position(_key(form))
+    written = geocoder.gazetteer.written[position] if position is not None else ""
+    return written.startswith("ال")
+
+
 _DESCRIPTIVE = re.compile(r"^(?:ريف|محافظة|حي|أحياء|مخيم|معبر|مدينة|بلدة|قرية|شمال|جنوب|شرق|غرب)")
 
 
@@ -246,13 +257,85 @@ def _descriptive(form: str) -> bool:
     return bool(_DESCRIPTIVE.match(form))
 
 
-def _trusted(location: Any, geocoder: OfflineGeocoder) -> bool:
-    """At home anything found exactly; abroad a country, a region or a city."""
+ABROAD = {
+    _key(name)
+    for name in [
+        "موسكو",
+        "أنقرة",
+        "انقرة",
+        "طهران",
+        "بيروت",
+        "عمان",
+        "جنيف",
+        "أستانا",
+        "استانا",
+        "الدوحة",
+        "إسطنبول",
+        "اسطنبول",
+        "الرياض",
+        "بغداد",
+        "القاهرة",
+        "واشنطن",
+        "باريس",
+        "لندن",
+        "برلين",
+        "سوتشي",
+        "الموصل",
+        "أربيل",
+        "اربيل",
+        "طرابلس",
+        "عرسال",
+        "الهرمل",
+        "البقاع",
+        "كلس",
+        "الريحانية",
+        "أنطاكيا",
+        "هاتاي",
+    ]
+} | {_key("غازي عنتاب"), _key("نيويورك")}
+"""The cities abroad that Arabic reports on Syria name: any other foreign town read from an
+Arabic word ('ليل' night, 'صور' pictures, 'آب' August) is a namesake."""
+MORE_STOP = {
+    _key(word)
+    for word in [
+        "كانون",
+        "شباط",
+        "آذار",
+        "نيسان",
+        "أيار",
+        "حزيران",
+        "تموز",
+        "آب",
+        "أيلول",
+        "تشرين",
+        "يناير",
+        "فبراير",
+        "مارس",
+        "أبريل",
+        "مايو",
+        "يونيو",
+        "يوليو",
+        "أغسطس",
+        "سبتمبر",
+        "أكتوبر",
+        "نوفمبر",
+        "ديسمبر",
+        "الدولة",
+        "الحصار",
+        "حصار",
+    ]
+}
+"""Month names and words of siege news that some place also bears."""
+
+
+def _trusted(location: Any, geocoder: OfflineGeocoder, form: str) -> bool:
+    """At home a name found exactly; abroad a country, a region or a city of ABROAD."""
     raw = location.raw
     if raw["method"] not in ("exact", "alias", "phrase"):
         return False
-    home = raw["country_code"] == geocoder.country_bias
-    return bool(home or raw["kind"] in ("country", "region", "city"))
+    if raw["country_code"] == geocoder.country_bias or raw["kind"] in ("country", "region"):
+        return True
+    return _key(form) in ABROAD
 
 
 def _with_evidence(found: list[PlaceMention]) -> list[PlaceMention]:
@@ -296,8 +379,9 @@ HUNDREDS = {
     )
 }
 HUNDREDS.update({key.replace("مئة", "مائة"): value for key, value in HUNDREDS.items()})
-THOUSANDS = {"ألف": 1000, "الف": 1000, "آلاف": 1000, "الاف": 1000, "ألفا": 1000, "ألفاً": 1000,
-             "ألفان": 2000, "ألفين": 2000, "مليون": 1_000_000, "ملايين": 1_000_000}  # fmt: skip
+THOUSANDS = {"ألفي": 2000, "ألفا": 1000, "ألف": 1000, "الف": 1000, "آلاف": 1000, "الاف": 1000,
+             "ألفاً": 1000, "ألفان": 2000, "ألفين": 2000, "مليون": 1_000_000,
+             "ملايين": 1_000_000}  # fmt: skip
 NUMBER_WORDS = {**ONES, **HUNDREDS}
 VAGUE = {"عشرات الآلاف": (20_000, 99_999), "عشرات الاف": (20_000, 99_999),
          "العشرات": (24, 99), "عشرات": (24, 99), "المئات": (200, 999), "مئات": (200, 999),
@@ -317,7 +401,9 @@ NOUNS = {
             "شخص أشخاص شخصا شخصاً مدني مدنيين مدنيا مدنياً مقاتل مقاتلين مقاتلا "
             "مسلح مسلحين مسلحا عنصر عناصر جريح جرحى مريض مرضى عائلة عائلات عوائل "
             "طفل أطفال امرأة نساء مواطن مواطنين نازح نازحين مهجر مهجرين معتقل "
-            "معتقلين مصاب مصابين حالة حالات فرد أفراد ساكن سكان مدنيون مقاتلون",
+            "معتقلين مصاب مصابين حالة حالات فرد أفراد ساكن سكان مدنيون مقاتلون "
+            "مسلحون نازحون مهجرون مسن مسنون مسنين قتيل قتيلا قتلى ضحية ضحايا نسمة "
+            "عنصرا مواطنا طفلا امرأة سيدة رجل رجال شاب شبان",
         ),
     )
     for word in words.split()
@@ -364,7 +450,7 @@ def parse_amount(text: str) -> int | None:
             current += NUMBER_WORDS[word]
         elif word in THOUSANDS:
             scale = THOUSANDS[word]
-            if word in ("ألفان", "ألفين"):
+            if word in ("ألفان", "ألفين", "ألفي"):
                 current, scale = current or 1, 2000
             total += (current or 1) * scale
             current = 0
@@ -502,8 +588,16 @@ def find_times(text: str, published: date | None) -> list[TimeMention]:
 
 # --- convoys -------------------------------------------------------------------------------
 
+_MARKS = re.compile("[\u064b-\u065f\u0670\u0640]")
+
+
+def _plain(text: str) -> str:
+    """Arabic without harakat and tatweel ('نُقلت' → 'نقلت'), for finding words."""
+    return _MARKS.sub("", text)
+
+
 _MOVEMENT = re.compile(
-    r"(?:خرج|خروج|غادر|مغادرة|وصل|وصول|انطلق|انطلاق|نقل|إجلاء|اجلاء|تهجير|هجر|أجلي|دخل|دخول"
+    r"(?:خرج|خروج|إخراج|اخراج|أخرج|مهجر|غادر|مغادرة|وصل|وصول|انطلق|انطلاق|نقل|إجلاء|اجلاء|تهجير|هجر|أجلي|دخل|دخول"
     r"|توجه|حافلات|حافلة|قافلة|قوافل|سيارات الإسعاف|أقلت|تقل|يقل)"
 )
 ROLE_WORDS = {
@@ -515,7 +609,7 @@ _ROLE = {word: role for role, words in ROLE_WORDS.items() for word in words}
 _ROLE_BEFORE = re.compile(  # the greedy start finds the role word nearest the place
     r".*(?<![\u0621-\u064a])(?P<word>"
     + "|".join(sorted(map(re.escape, _ROLE), key=len, reverse=True))
-    + r")\s+(?:[\u0621-\u064a]+\s+){0,2}$"
+    + r")\s+(?:\S+\s+){0,5}$"
 )
 
 
@@ -530,7 +624,7 @@ def find_convoys(
 
     drafts = []
     for offset, sentence in sentence_list:
-        if not _MOVEMENT.search(sentence):
+        if not _MOVEMENT.search(_plain(sentence)):
             continue
         end = offset + len(sentence)
         inside = [p for p in places if offset <= p.start < end]
@@ -560,8 +654,8 @@ def _role(sentence: str, offset: int, place: PlaceMention) -> str:
     local = place.start - offset
     joined = sentence[max(0, local - 1) : local]
     word_start = local - 1 if joined and ARABIC_LETTER.match(joined) else local
-    if joined == "ل" and word_start < local:
-        return "destination"  # "لإدلب", "للفوعة": to
+    if joined == "ل" and word_start < local and _MOVEMENT.search(_plain(sentence[:local])[-30:]):
+        return "destination"  # "خرجوا لإدلب": to (after a movement word; else "of")
     tail = sentence[: word_start if word_start < local else local]
     match = _ROLE_BEFORE.match(tail[-40:])
     if match:

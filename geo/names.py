@@ -25,14 +25,14 @@ _ARABIC_SCRIPT = re.compile("[\u0600-\u06ff]")
 def without_clitics(name: str) -> list[str]:
     """The ways `name` reads with a clitic taken off its first word, most likely first.
 
-    Only forms whose first word keeps two letters or more are given; the caller keeps the
+    Only forms whose first word keeps three letters or more are given; the caller keeps the
     one that is a known name (a name can begin with the same letters: 'بستان', 'كفريا')."""
     if not _ARABIC_SCRIPT.match(name.strip()):
         return []
     first, _, rest = name.strip().partition(" ")
     forms = []
     for clitic in ARABIC_CLITICS:
-        if first.startswith(clitic) and len(first) - len(clitic) >= 2:
+        if first.startswith(clitic) and len(first) - len(clitic) >= 3:
             bare = first[len(clitic) :]
             if clitic in ("وال", "بال", "فال", "كال", "لل"):
                 bare = "ال" + bare
