@@ -629,8 +629,6 @@ def find_convoys(
         end = offset + len(sentence)
         inside = [p for p in places if offset <= p.start < end]
         counted = [f for f in figures if offset <= f.start < end]
-        if not (inside or counted):
-            continue
         roles: dict[str, Any] = {"origin": "", "destination": "", "via": []}
         for place in inside:
             role = _role(sentence, offset, place)
@@ -638,6 +636,11 @@ def find_convoys(
                 roles["via"].append(place.name)
             elif role and not roles[role]:
                 roles[role] = place.name
+        earlier = [p for p in places if p.start < offset]
+        for role in ("origin", "destination"):
+            roles[role] = roles[role] or _named_before(sentence, role, earlier)
+        if not (inside or counted or roles["origin"] or roles["destination"]):
+            continue
         moments = [t for t in times if offset <= t.start < end]
         drafts.append(ConvoyDraft(
             sentence=sentence.strip(), start=offset, origin=roles["origin"],
@@ -647,6 +650,34 @@ def find_convoys(
             time=moments[0].text if moments else "",
         ))  # fmt: skip
     return drafts
+
+
+_BACK_REFERENCE = re.compile(
+    r"(?P<role>من|غادر\w*|إلى|الى|باتجاه|نحو)\s+(?:[^\s]+\s+){0,2}?"
+    r"(?P<noun>المدينة|مدينتهم|مدينته|البلدة|بلدتهم|البلدات|القرية|القريتين|البلدتين|الحي"
+    r"|الأحياء|حيهم|المخيم)(?![\u0621-\u064a])"
+)
+"""'غادرت الحافلات المدينة', 'إلى البلدة': a place named before, by the noun's kind."""
+_REFERRED = {
+    "المدينة": ("city", "town"), "مدينتهم": ("city", "town"), "مدينته": ("city", "town"),
+    "البلدة": ("town", "village", "city"), "بلدتهم": ("town", "village", "city"),
+    "البلدات": ("town", "village", "city"), "البلدتين": ("town", "village", "point"),
+    "القرية": ("village", "town"), "القريتين": ("village", "point"), "الحي": ("district",),
+    "الأحياء": ("district",), "حيهم": ("district",), "المخيم": ("district", "point"),
+}  # fmt: skip
+
+
+def _named_before(sentence: str, role: str, earlier: list[PlaceMention]) -> str:
+    """The place a back-reference in a movement sentence means: the last one of its kind."""
+    for match in _BACK_REFERENCE.finditer(_plain(sentence)):
+        is_origin = match["role"] == "من" or match["role"].startswith("غادر")
+        if is_origin != (role == "origin"):
+            continue
+        kinds = _REFERRED[match["noun"]]
+        for place in reversed(earlier):
+            if place.kind in kinds:
+                return place.name
+    return ""
 
 
 def _role(sentence: str, offset: int, place: PlaceMention) -> str:

@@ -75,3 +75,9 @@ def test_convoys_from_movement_verbs_and_role_words(found: Extraction) -> None:
 def test_common_words_are_not_places() -> None:
     text = "وقال المرصد إن الحافلات وصلت، وإن المدنيين بخير، كما أن الجيش انسحب من حلب."
     assert [p.mention for p in extract(text).places] == ["حلب"]
+
+
+def test_a_back_reference_is_the_last_place_of_its_kind() -> None:
+    text = "حاصرت القوات مدينة داريا طويلا. وغادرت عشرات الحافلات المدينة باتجاه إدلب."
+    drafts = [(d.origin, d.destination) for d in extract(text).convoys if d.destination]
+    assert drafts == [("Dārayyā", "Idlib")]
