@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from datetime import date
@@ -463,19 +464,9 @@ def find_figures(
     text: str, sentence_list: list[tuple[int, str]], skipped: list[Skipped]
 ) -> list[FigureMention]:
     """Counts of people or vehicles, with hedge and range, in either script's digits."""
-    from geo.extract import _skip
+    from geo import extract
 
-    found = []
-    for offset, sentence in sentence_list:
-        for match in _FIGURE.finditer(sentence):
-            try:
-                figure = _figure(sentence, offset, match)
-            except (ValueError, KeyError, IndexError) as error:
-                _skip(skipped, "figure", sentence, offset + match.start(), error)
-                continue
-            if figure:
-                found.append(figure)
-    return found
+    return extract.find_figures(text, sentence_list, skipped, pattern=_FIGURE, read=_figure)
 
 
 def _figure(sentence: str, offset: int, match: re.Match[str]) -> FigureMention | None:
@@ -620,15 +611,16 @@ def find_convoys(
     times: list[TimeMention],
 ) -> list[ConvoyDraft]:
     """A draft per sentence that moves people: من origin, إلى/باتجاه destination, عبر via."""
-    from geo.extract import ConvoyDraft, _count_text, _is_people, _is_vehicle
+    from geo.extract import ConvoyDraft, _between, _count_text, _is_people, _is_vehicle
 
     drafts = []
+    starts = [[item.start for item in items] for items in (places, figures, times)]
     for offset, sentence in sentence_list:
         if not _MOVEMENT.search(_plain(sentence)):
             continue
         end = offset + len(sentence)
-        inside = [p for p in places if offset <= p.start < end]
-        counted = [f for f in figures if offset <= f.start < end]
+        inside = _between(places, starts[0], offset, end)
+        counted = _between(figures, starts[1], offset, end)
         roles: dict[str, Any] = {"origin": "", "destination": "", "via": []}
         for place in inside:
             role = _role(sentence, offset, place)
@@ -636,12 +628,12 @@ def find_convoys(
                 roles["via"].append(place.name)
             elif role and not roles[role]:
                 roles[role] = place.name
-        earlier = [p for p in places if p.start < offset]
+        earlier = places[: bisect.bisect_left(starts[0], offset)]
         for role in ("origin", "destination"):
             roles[role] = roles[role] or _named_before(sentence, role, earlier)
         if not (inside or counted or roles["origin"] or roles["destination"]):
             continue
-        moments = [t for t in times if offset <= t.start < end]
+        moments = _between(times, starts[2], offset, end)
         drafts.append(ConvoyDraft(
             sentence=sentence.strip(), start=offset, origin=roles["origin"],
             destination=roles["destination"], via=roles["via"],

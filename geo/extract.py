@@ -8,7 +8,7 @@ import functools
 import hashlib
 import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
@@ -667,14 +667,21 @@ def _sentences(text: str) -> list[tuple[int, str]]:
 
 
 def find_figures(
-    text: str, sentences: list[tuple[int, str]], skipped: list[Skipped] | None = None
+    text: str,
+    sentences: list[tuple[int, str]],
+    skipped: list[Skipped] | None = None,
+    *,
+    pattern: re.Pattern[str] | None = None,
+    read: Callable[[str, int, re.Match[str]], FigureMention | None] | None = None,
 ) -> list[FigureMention]:
-    """Numbers that count people or vehicles, with qualifier, range, what and who said it."""
+    """Numbers that count people or vehicles, with qualifier, range, what and who said it
+    (Arabic text passes its own `pattern` and `read`)."""
+    pattern, read = pattern or _FIGURE, read or _figure
     found = []
     for offset, sentence in sentences:
-        for match in _FIGURE.finditer(sentence):
+        for match in pattern.finditer(sentence):
             try:
-                figure = _figure(sentence, offset, match)
+                figure = read(sentence, offset, match)
             except UNREADABLE as error:
                 _skip(skipped, "figure", sentence, offset + match.start(), error)
                 continue

@@ -352,16 +352,16 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         if phrase is None:
             return []
         if phrase.kind == "settlement":
-            return self._settlements(phrase, codes)
+            return self._named(phrase, codes, SETTLEMENTS)
         if phrase.kind == "quarter":
-            return self._quarters(phrase, codes)
+            return self._named(phrase, codes, QUARTERS)
         anchor = self._anchor(phrase, codes, near)
         if anchor is None:
             return []
         if phrase.kind == "region":
             regions = self._regions(phrase, anchor, codes)
             part = None if regions else _phrases.quarter(text)
-            return self._quarters(part, codes) if part else regions
+            return self._named(part, codes, QUARTERS) if part else regions
         distance = phrase.distance_km or AREA_OFFSET_KM.get(anchor.kind, 1.0)
         if phrase.bearing is None:
             distance = 0.0
@@ -400,22 +400,16 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         found = self.candidates(phrase.target, country_codes=codes)
         return self._resolved(found[0]) if found else None
 
-    def _settlements(self, phrase: _phrases.Phrase, codes: frozenset[str]) -> list[Candidate]:
-        """'Idlib city', 'the town of Madaya': the named place, populated places only."""
+    def _named(
+        self, phrase: _phrases.Phrase, codes: frozenset[str], wanted: frozenset[str]
+    ) -> list[Candidate]:
+        """The place a phrase names, of the wanted kinds: 'Idlib city', 'the town of Madaya'
+        (SETTLEMENTS); 'Qaboun neighbourhood', 'the Barzeh area' (QUARTERS)."""
         kinds = self.gazetteer.kinds
         return [
             replace(found, score=round(found.score * 0.99, 3))
             for found in self.candidates(phrase.target, country_codes=codes)
-            if found.entry >= 0 and kinds[found.entry] in SETTLEMENTS
-        ]
-
-    def _quarters(self, phrase: _phrases.Phrase, codes: frozenset[str]) -> list[Candidate]:
-        """'Qaboun neighbourhood', 'the Barzeh area': the named district or place itself."""
-        kinds = self.gazetteer.kinds
-        return [
-            replace(found, score=round(found.score * 0.99, 3))
-            for found in self.candidates(phrase.target, country_codes=codes)
-            if found.entry >= 0 and kinds[found.entry] in QUARTERS
+            if found.entry >= 0 and kinds[found.entry] in wanted
         ]
 
     def _regions(
