@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 SCENARIO := data/scenarios/aleppo-2016-12
 PORT ?= 8501
 
-.PHONY: run prepare test install install-dev gazetteer workspace chromium chromium-if-possible \
+.PHONY: run prepare test install install-dev gazetteer workspace chromium chromium-if-possible arabic-font arabic-font-if-possible \
 	check lint typecheck pytest clean
 
 run: prepare
@@ -13,9 +13,9 @@ run: prepare
 
 # Everything `make run` needs before it serves: the runtime, the gazetteer's index, the
 # workspace, and Chromium for PNG/PDF snapshots (tests/test_install.py runs this on a clone).
-prepare: install gazetteer workspace chromium-if-possible
+prepare: install gazetteer workspace chromium-if-possible arabic-font-if-possible
 
-test: install-dev gazetteer chromium check
+test: install-dev gazetteer chromium arabic-font check
 
 install: $(VENV)/.installed assets/node_modules/.installed
 
@@ -61,6 +61,15 @@ chromium:
 chromium-if-possible:
 	@scripts/ensure-tool.sh chromium "PNG and PDF snapshots" chromium chromium-browser google-chrome \
 	  || echo "Corridor: no Chromium, so PNG and PDF exports will say how to install it."
+
+# Arabic place names and words in PNG and PDF snapshots need a font that shapes Arabic; where
+# fontconfig knows none, Debian's fonts-noto-core brings Noto Sans Arabic (SIL OFL 1.1).
+arabic-font: chromium
+	@scripts/ensure-font.sh ar fonts-noto-core "Arabic names in PNG and PDF snapshots"
+
+arabic-font-if-possible: chromium-if-possible
+	@scripts/ensure-font.sh ar fonts-noto-core "Arabic names in PNG and PDF snapshots" \
+	  || echo "Corridor: no Arabic font, so Arabic names in PNG and PDF may show as boxes."
 
 check: lint typecheck pytest
 

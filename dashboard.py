@@ -12,11 +12,12 @@ import pandas as pd
 import streamlit as st
 from streamlit_folium import st_folium
 
-from geo import bulk, changes, export, mapview, tables, timeline, tracking
+from geo import bulk, changes, export, mapview, messages, tables, timeline, tracking
 from geo._html import markdown_literal
 from geo.analysis import RiskRules
 from geo.errors import CorridorError, ProblemLog
 from geo.mapview import ALL_LAYERS, BASES, DEFAULT_LAYERS, LAYER_LABELS, MapView
+from geo.place_labels import LABEL_LANGUAGES, LabelLanguage
 from geo.records import Confidence, ConvoyStatus, Scenario
 from geo.scenario import read_scenario
 from geo.settings import Settings
@@ -33,6 +34,17 @@ TRACK_SECONDS = 10.0
 RETURNED = ["center", "zoom", "bounds", "last_object_clicked", "last_object_clicked_tooltip",
             "selected_layers"]  # fmt: skip
 ss = st.session_state
+
+
+def t(message: str, **values: object) -> str:
+    """A message in the interface language chosen in the sidebar (English when untranslated),
+    its {placeholders} filled with `values` (kept in their own direction in Arabic)."""
+    return messages.say(ss.get("language", "en"), message, **values)
+
+
+def isolated(text: object) -> str:
+    """Text of another language or a date, kept in its own direction among Arabic words."""
+    return messages.isolated(text, ss.get("language", "en"))
 
 
 # --- data (cached) ----------------------------------------------------------------------
@@ -79,17 +91,17 @@ def moments(scenario: Scenario) -> list[datetime]:
 def choose_scenario() -> Scenario:
     """The scenario picked in the sidebar, from the workspace or else the shipped folder."""
     if ss.get("read_only"):
-        st.sidebar.warning("Read-only: the shipped scenario, not the workspace.")
+        st.sidebar.warning(t("Read-only: the shipped scenario, not the workspace."))
         return load_from_folder(str(SETTINGS.default_scenario_dir))
     workspace = SETTINGS.workspace
     modified = _modified(workspace)
     ids = workspace_ids(str(workspace), modified) if modified else []
     if not ids:
-        st.sidebar.info(f"No workspace at {workspace}; showing the shipped scenario.")
+        st.sidebar.info(t("No workspace at {path}; showing the shipped scenario.", path=workspace))
         return load_from_folder(str(SETTINGS.default_scenario_dir))
     default = ids.index(SETTINGS.default_scenario) if SETTINGS.default_scenario in ids else 0
-    chosen = st.sidebar.selectbox("Scenario", ids, index=default, key="scenario")
-    st.sidebar.caption(f"Workspace: `{workspace}`")
+    chosen = st.sidebar.selectbox(t("Scenario"), ids, index=default, key="scenario")
+    st.sidebar.caption(t("Workspace: `{path}`", path=workspace))
     return load_from_workspace(str(workspace), chosen, modified)
 
 
@@ -142,6 +154,10 @@ def write_url(view: MapView) -> None:
         params["zoom"] = f"{zoom:g}"
     if view.selected:
         params["convoy"] = view.selected
+    if ss.get("language", "en") != "en":
+        params["lang"] = ss.language
+    if view.labels is not LabelLanguage.ENGLISH:
+        params["labels"] = view.labels.value
     if dict(st.query_params) != params:
         st.query_params.from_dict(params)
 
@@ -192,54 +208,100 @@ def apply_pending() -> None:
 # --- sidebar ----------------------------------------------------------------------------
 
 
+def languages() -> None:
+    """The interface's language and the map's place names, first in the sidebar (and the URL)."""
+    params = st.query_params
+    if "language" not in ss:  # (from the URL on a first run, and after another page)
+        ss.language = params.get("lang") if params.get("lang") in messages.LANGUAGES else "en"
+    if "labels" not in ss:
+        ss.labels = params.get("labels") if params.get("labels") in LABEL_LANGUAGES else "en"
+    bar = st.sidebar
+    bar.radio(
+        "Interface · الواجهة",
+        list(messages.LANGUAGES),
+        format_func=messages.LANGUAGES.__getitem__,
+        key="language",
+        horizontal=True,
+    )
+    words = messages.words(ss.language)  # (bound now: a format function runs again later)
+    bar.radio(
+        t("Place names"),
+        list(LABEL_LANGUAGES),
+        format_func=lambda key: words(LABEL_LANGUAGES[key]),
+        key="labels",
+        horizontal=True,
+    )
+    if messages.direction(ss.language) == "rtl":
+        st.markdown(RIGHT_TO_LEFT_CSS, unsafe_allow_html=True)
+
+
+RIGHT_TO_LEFT_CSS = """<style>
+.stApp, [data-testid="stSidebar"] {direction: rtl}
+[data-testid="stSidebar"] [data-baseweb="slider"], .stApp iframe {direction: ltr}
+</style>"""
+
+
 def sidebar(scenario: Scenario) -> MapView:
     labels, zone = tables.step_labels(scenario), scenario.timezone
     bar = st.sidebar
+    # (choices are named in the language of this run: a format function runs again later)
+    language = ss.language
+    words = messages.words(language)
     bar.select_slider(
-        "As of",
+        t("As of"),
         options=list(labels),
         key="at",
-        format_func=lambda moment: labels.get(moment) or tables.short_time(moment, zone),
+        format_func=lambda moment: messages.isolated(
+            labels.get(moment) or tables.short_time(moment, zone), language
+        ),
     )
-    bar.caption(f"{tables.utc_time(ss.at)} · 15-minute steps")
+    bar.caption(t("{time} · 15-minute steps", time=tables.utc_time(ss.at)))
     # Words, not glyphs: "⏸" needs an emoji font, and Streamlit's icon font (375 KB) held the
     # map back by a quarter of a second on a first visit.
-    bar.button("Pause" if ss.playing else "Play", on_click=_toggle_play, key="play")
-    bar.subheader("Layers")
+    bar.button(t("Pause") if ss.playing else t("Play"), on_click=_toggle_play, key="play")
+    bar.subheader(t("Layers"))
     for key in ALL_LAYERS:
-        bar.checkbox(LAYER_LABELS[key], key=f"layer:{key}")
-    bar.radio("Base map", list(BASES), format_func=BASES.__getitem__, key="base")
+        bar.checkbox(t(LAYER_LABELS[key]), key=f"layer:{key}")
+    bar.radio(t("Base map"), list(BASES), format_func=lambda b: words(BASES[b]), key="base")
     reset = bar.button(
-        "Reset view",
+        t("Reset view"),
         key="reset_view",
-        help="Frame the story at this moment again: convoys under way or arrived, and the "
-        "besieged and contested zones",
+        help=t(
+            "Frame the story at this moment again: convoys under way or arrived, and the "
+            "besieged and contested zones"
+        ),
     )
-    bar.subheader("Filters")
+    bar.subheader(t("Filters"))
     statuses = bar.multiselect(
-        "Status", [s.value for s in ConvoyStatus], default=[s.value for s in ConvoyStatus]
+        t("Status"),
+        [s.value for s in ConvoyStatus],
+        default=[s.value for s in ConvoyStatus],
+        format_func=words,
     )
     organisations = sorted({c.organisation for c in scenario.convoys})
     chosen_orgs = bar.multiselect(
-        "Organisation",
+        t("Organisation"),
         organisations,
         default=organisations,
-        format_func=lambda name: name or "(not stated)",
+        format_func=lambda name: name or words("(not stated)"),
     )
     confidences = bar.multiselect(
-        "Confidence", [c.value for c in Confidence], default=[c.value for c in Confidence]
+        t("Confidence"),
+        [c.value for c in Confidence],
+        default=[c.value for c in Confidence],
+        format_func=words,
     )
     event_types, event_days = event_filters(scenario)
-    bar.subheader("Route risk")
-    buffer_km = bar.number_input("Events within (km)", 0.5, 50.0, 5.0, step=0.5, key="risk_km")
-    days = bar.number_input("…over the last (days)", 1, 365, 7, key="risk_days")
-    bar.subheader("Live tracking")
+    bar.subheader(t("Route risk"))
+    buffer_km = bar.number_input(t("Events within (km)"), 0.5, 50.0, 5.0, step=0.5, key="risk_km")
+    days = bar.number_input(t("…over the last (days)"), 1, 365, 7, key="risk_days")
+    bar.subheader(t("Live tracking"))
     bar.text_input(
-        "Watch a position file (CSV)", key="track_file",
-        help="convoy, time, latitude, longitude[, speed_kmh, note]; new lines are read every "
-        "few seconds and kept in the workspace",
+        t("Watch a position file (CSV)"), key="track_file",
+        help=t("convoy, time, latitude, longitude[, speed_kmh, note]; new lines are read every "
+               "few seconds and kept in the workspace"),
     )  # fmt: skip
-    bar.number_input("Every (seconds)", 2.0, 600.0, TRACK_SECONDS, key="track_seconds")
+    bar.number_input(t("Every (seconds)"), 2.0, 600.0, TRACK_SECONDS, key="track_seconds")
     view = MapView(
         at=ss.at,
         layers=frozenset(key for key in ALL_LAYERS if ss[f"layer:{key}"]),
@@ -251,6 +313,7 @@ def sidebar(scenario: Scenario) -> MapView:
         event_types=event_types,
         event_days=event_days,
         risk_rules=RiskRules(buffer_km=float(buffer_km), days=int(days)),
+        labels=LabelLanguage(ss.labels),
     )
     if reset:
         reset_view(scenario, view)
@@ -263,10 +326,12 @@ def event_filters(scenario: Scenario) -> tuple[frozenset[str] | None, int | None
         return None, None
     bar = st.sidebar
     types = bulk.columns(scenario).kinds  # made once per scenario
-    chosen = bar.multiselect("Event types", types, default=types, key="event_types")
+    chosen = bar.multiselect(t("Event types"), types, default=types, key="event_types")
     days = bar.select_slider(
-        "Events of the last", options=[1, 3, 7, 14, 30, 90, 365, 0], value=7, key="event_days",
-        format_func=lambda n: f"{n} day(s)" if n else "any time before",
+        t("Events of the last"), options=[1, 3, 7, 14, 30, 90, 365, 0], value=7, key="event_days",
+        format_func=lambda n, lang=ss.language: messages.say(
+            lang, "{days} day(s)" if n else "any time before", days=n
+        ),
     )  # fmt: skip
     return frozenset(chosen), days or None
 
@@ -303,7 +368,7 @@ def play(scenario: Scenario) -> None:
 def headline(scenario: Scenario, at: datetime) -> None:
     metrics = tables.headline_metrics(scenario, at)
     for column, metric in zip(st.columns([3, 1, 1, 1, 3]), metrics, strict=True):
-        column.metric(metric.label, metric.value, help=metric.help or None)
+        column.metric(t(metric.label), t(metric.value), help=metric.help or None)
 
 
 def show_map(scenario: Scenario, view: MapView) -> None:
@@ -459,7 +524,7 @@ MIME = {
     "gpkg": "application/geopackage+sqlite3",
     "csv": "application/zip",
 }
-LABELS = {
+LABELS = {  # (in the interface's language through the message catalogue)
     "html": "HTML (interactive, offline)",
     "geojson": "GeoJSON (data shown)",
     "gpkg": "GeoPackage (data shown)",
@@ -469,17 +534,19 @@ LABELS = {
 
 def export_panel(scenario: Scenario, view: MapView) -> None:
     """Download the current view: the same files `python -m geo export` makes."""
-    with st.expander("Export snapshot"):
+    with st.expander(t("Export snapshot")):
         sizes = st.columns(4)
-        width = sizes[0].number_input("Width (px)", 400, 6000, 1600, step=100, key="png_width")
-        height = sizes[1].number_input("Height (px)", 300, 4000, 1000, step=100, key="png_height")
+        width = sizes[0].number_input(t("Width (px)"), 400, 6000, 1600, step=100, key="png_width")
+        height = sizes[1].number_input(
+            t("Height (px)"), 300, 4000, 1000, step=100, key="png_height"
+        )
         scale = sizes[2].selectbox(
-            "Scale",
+            t("Scale"),
             [1.0, 2.0, 3.125],
             key="png_scale",
-            help="3.125 device pixels per CSS pixel = 300 dpi",
+            help=t("3.125 device pixels per CSS pixel = 300 dpi"),
         )
-        paper = sizes[3].selectbox("PDF paper", list(export.PAPER), key="pdf_paper")
+        paper = sizes[3].selectbox(t("PDF paper"), list(export.PAPER), key="pdf_paper")
         snapshot = export.Snapshot(
             scenario,
             view,
@@ -491,7 +558,7 @@ def export_panel(scenario: Scenario, view: MapView) -> None:
         buttons = st.columns(len(LABELS))
         for column, fmt in zip(buttons, LABELS, strict=True):
             column.download_button(
-                LABELS[fmt],
+                t(LABELS[fmt]),
                 data=lambda fmt=fmt: export.render(snapshot, fmt),
                 file_name=export.file_name(snapshot, fmt),
                 mime=MIME[fmt],
@@ -508,16 +575,16 @@ def _picture(column: Any, snapshot: export.Snapshot, fmt: str) -> None:
     name = export.file_name(snapshot, fmt)
     if fmt == "pdf":
         name = name.replace(f".{fmt}", f"_{snapshot.paper}.{fmt}")
-    if column.button(f"Make {fmt.upper()}", key=f"make_{fmt}"):
+    if column.button(t("Make {format}", format=fmt.upper()), key=f"make_{fmt}"):
         try:
-            with st.spinner("Chromium is drawing the map…"):
+            with st.spinner(t("Chromium is drawing the map…")):
                 ss[f"made_{fmt}"] = (name, export.render(snapshot, fmt))
         except CorridorError as error:
             column.error(str(error))
     made = ss.get(f"made_{fmt}")
     if made and made[0] == name:
         column.download_button(
-            f"Download {fmt.upper()}",
+            t("Download {format}", format=fmt.upper()),
             data=made[1],
             file_name=name,
             mime=MIME[fmt],
@@ -527,7 +594,7 @@ def _picture(column: Any, snapshot: export.Snapshot, fmt: str) -> None:
 
 
 def convoys(scenario: Scenario, view: MapView) -> None:
-    st.subheader("Convoys")
+    st.subheader(t("Convoys"))
     frame = tables.convoys_table(scenario, view.at)
     shown = {convoy.id for convoy in mapview.visible_convoys(scenario, view)}
     if len(shown) < len(frame):  # (Series.isin on Arrow strings: 23 ms for 10,000; this 1 ms)
@@ -560,9 +627,9 @@ def convoys(scenario: Scenario, view: MapView) -> None:
 def risk_panel(scenario: Scenario, view: MapView) -> None:
     """Each route's figures and the rule that made its level (switch on the risk layer)."""
     risks = mapview.alerts(scenario, view)
-    with st.expander("Route risk", expanded=False):
+    with st.expander(t("Route risk"), expanded=False):
         if risks is None:
-            st.caption("Switch on the “Route risk” layer to analyse this many routes.")
+            st.caption(t("Switch on the “Route risk” layer to analyse this many routes."))
             return
         st.caption(markdown_literal((view.risk_rules or RiskRules()).describe()))
         rows = [
@@ -594,19 +661,19 @@ def _select_and_zoom(scenario: Scenario, convoy_id: str, *, popup: str = "") -> 
 def details(scenario: Scenario, view: MapView) -> None:
     convoy = next(c for c in scenario.convoys if c.id == view.selected)
     frame = tables.convoys_table(scenario, view.at).set_index("id").loc[[convoy.id]].T
-    st.markdown(f"**Selected:** {markdown_literal(convoy.label)}")
+    st.markdown(f"**{t('Selected:')}** {markdown_literal(convoy.label)}")
     note = mapview.state_note(timeline.convoy_at(scenario, convoy, view.at))
     if note:
         st.caption(markdown_literal(note))
     st.table(frame.rename(columns={convoy.id: ""}))
-    if st.button("Clear selection", key="clear"):
+    if st.button(t("Clear selection"), key="clear"):
         ss.selected = None
         st.rerun()
 
 
 def sources(scenario: Scenario) -> None:
-    with st.expander("Sources, places, figures and zones", expanded=False):
-        tabs = st.tabs(["Sources", "Figures", "Places", "Zones"])
+    with st.expander(t("Sources, places, figures and zones"), expanded=False):
+        tabs = st.tabs([t("Sources"), t("Figures"), t("Places"), t("Zones")])
         frames = (
             tables.sources_table(scenario),
             tables.figures_table(scenario),
@@ -615,7 +682,7 @@ def sources(scenario: Scenario) -> None:
         )
         for tab, frame in zip(tabs, frames, strict=True):
             tab.dataframe(frame, hide_index=True, width="stretch")
-    st.caption(f"Disclaimer: {markdown_literal(scenario.disclaimer)}")
+    st.caption(t("Disclaimer: {text}", text=markdown_literal(scenario.disclaimer)))
 
 
 def ways_out() -> None:
@@ -623,7 +690,7 @@ def ways_out() -> None:
     workspace = Workspace(SETTINGS.workspace)
     saved = changes.dumps(workspace)
     columns = st.columns(2)
-    if columns[0].button("Open the shipped scenario read-only", key="open_read_only"):
+    if columns[0].button(t("Open the shipped scenario read-only"), key="open_read_only"):
         ss.read_only = True
         st.rerun()
     what = (
@@ -632,7 +699,7 @@ def ways_out() -> None:
         else "the shipped scenario (no saved state was found)"
     )
     columns[1].caption(f"Rebuild sets the file aside (renamed, not deleted) and loads {what}.")
-    if columns[1].button("Rebuild the workspace", key="rebuild_workspace"):
+    if columns[1].button(t("Rebuild the workspace"), key="rebuild_workspace"):
         try:
             restored = changes.recover(workspace, fallback=SETTINGS.default_scenario_dir)
         except CorridorError as error:
@@ -645,10 +712,11 @@ def ways_out() -> None:
 
 def main() -> None:
     st.set_page_config(page_title="Corridor", layout="wide")
+    languages()
     try:
         scenario = choose_scenario()
     except CorridorError as error:
-        st.error(f"Corridor could not load the scenario:\n\n{error}")
+        st.error(f"{t('Corridor could not load the scenario:')}\n\n{error}")
         ways_out()
         return
     if "flash" in ss:
@@ -657,15 +725,17 @@ def main() -> None:
     apply_pending()
     view = sidebar(scenario)
     st.title(scenario.title)
-    st.caption(
-        f"As of {tables.local_time(view.at, scenario.timezone)} ({tables.utc_time(view.at)})"
-        f" · {markdown_literal(scenario.summary[:160])}…"
+    moment = t(
+        "As of {local} ({utc})",
+        local=tables.local_time(view.at, scenario.timezone),
+        utc=tables.utc_time(view.at),
     )
+    st.caption(f"{moment} · {isolated(markdown_literal(scenario.summary[:160]) + '…')}")
     headline(scenario, view.at)
     try:
         show_map(scenario, view)
     except CorridorError as error:
-        st.error(f"The map could not be drawn:\n\n{error}")
+        st.error(f"{t('The map could not be drawn:')}\n\n{error}")
         ss.page_shown = True  # no map will report back: show the rest now
     if ss.get("page_shown"):
         below_the_map(scenario, view)

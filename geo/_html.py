@@ -27,7 +27,7 @@ def esc(value: object) -> str:
 def rows(pairs: Iterable[tuple[str, object]]) -> str:
     """A small two-column table of label/value pairs; empty values are left out."""
     cells = "".join(
-        f"<tr><th>{esc(label)}</th><td>{esc(value)}</td></tr>"
+        f'<tr><th>{esc(label)}</th><td dir="auto">{esc(value)}</td></tr>'
         for label, value in pairs
         if value not in (None, "", ())
     )
@@ -38,11 +38,11 @@ def card(
     title: str, pairs: Iterable[tuple[str, object]], *, note: str = "", quote: str = ""
 ) -> str:
     """Popup content: a title, facts, an optional note (approximate geometry) and the quote."""
-    parts = [f'<div class="corridor-card"><b>{esc(title)}</b>', rows(pairs)]
+    parts = [f'<div class="corridor-card"><b dir="auto">{esc(title)}</b>', rows(pairs)]
     if note:
         parts.append(f'<p class="corridor-note">{esc(note)}</p>')
     if quote:
-        parts.append(f"<blockquote>{esc(quote)}</blockquote>")
+        parts.append(f'<blockquote dir="auto">{esc(quote)}</blockquote>')
     parts.append("</div>")
     return "".join(parts)
 
@@ -60,16 +60,21 @@ def times(moment: datetime | None, zone: str) -> str:
     return f"{local:%d %b %Y %H:%M} {local.tzname()} ({utc_text} UTC)"
 
 
-CARD_CSS = """
-.corridor-card{font:12px/1.35 system-ui,sans-serif;max-width:340px}
+FONTS = 'system-ui,"Noto Sans Arabic","DejaVu Sans",sans-serif'
+"""Every font stack of the map: the system's; for Arabic letters a font that shapes them."""
+CARD_CSS = (
+    f".corridor-card{{font:12px/1.35 {FONTS};max-width:340px}}"
+    """
 .corridor-facts{border-collapse:collapse;margin:4px 0}
-.corridor-facts th{text-align:left;padding:1px 8px 1px 0;color:#555;font-weight:normal;
+.corridor-facts th{text-align:start;padding:1px 8px 1px 0;color:#555;font-weight:normal;
   vertical-align:top}
 .corridor-facts td{padding:1px 0}
 .corridor-note{margin:4px 0;color:#8a4b00}
-.corridor-card blockquote{margin:4px 0 0;padding-left:6px;border-left:3px solid #ccc;color:#333;
-  font-style:italic}
+.corridor-card blockquote{margin:4px 0 0;padding-inline-start:6px;border-inline-start:3px solid
+  #ccc;color:#333;font-style:italic}
+.leaflet-tooltip{unicode-bidi:plaintext}
 """
+)
 
 
 def markdown_literal(text: str) -> str:

@@ -41,6 +41,7 @@ def script() -> str:
             f["geometry"]["coordinates"][1],
             f["geometry"]["coordinates"][0],
             esc(f["properties"]["name"]),
+            esc(f["properties"].get("name_ar", "")),
         ]
         for f in data["towns"]["features"]
     ]

@@ -100,6 +100,12 @@ def _parser() -> argparse.ArgumentParser:
         "--layers", help="comma-separated overlays (default: all but risk, the route analysis)"
     )
     snapshot.add_argument("--base", choices=["offline", "osm"], default="offline")
+    snapshot.add_argument(
+        "--labels",
+        choices=["en", "ar", "both"],
+        default="en",
+        help="place names on the map: en (English), ar (Arabic), both (default en)",
+    )
     snapshot.add_argument("--width", type=int, default=1600)
     snapshot.add_argument("--height", type=int, default=1000)
     snapshot.add_argument("--scale", type=float, default=1.0, help="device pixels per px")
@@ -377,6 +383,7 @@ FORMAT_CHOICES = ["html", "png", "pdf", "geojson", "gpkg", "csv"]
 def _export(args: argparse.Namespace) -> int:
     from geo import export, timeline
     from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, MapView
+    from geo.place_labels import LabelLanguage
 
     scenario = _load_source(args.source, args.scenario)
     at = _moment(args.at) if args.at else timeline.opening_step(scenario)
@@ -389,7 +396,7 @@ def _export(args: argparse.Namespace) -> int:
                 f"--layers: expected some of {', '.join(ALL_LAYERS)}, got {', '.join(unknown)}"
             )
         layers = frozenset(wanted)
-    view = MapView(at=at, layers=layers, base=args.base)
+    view = MapView(at=at, layers=layers, base=args.base, labels=LabelLanguage(args.labels))
     snapshot = export.Snapshot(
         scenario, view, width=args.width, height=args.height, scale=args.scale, paper=args.paper
     )

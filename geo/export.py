@@ -24,7 +24,7 @@ from shapely.geometry import mapping
 
 from geo import basemap, mapview, tables, timeline
 from geo._atomic import atomic_path
-from geo._html import esc, times
+from geo._html import FONTS, esc, times
 from geo.chromium import LAUNCH_ARGS, find_chromium
 from geo.errors import ExportError
 from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, MapView
@@ -207,7 +207,7 @@ _READY_JS = """
 
 _SHEET_CSS = """
 html,body{margin:0;padding:0;overflow:hidden;background:#fff}
-body{display:flex;flex-direction:column;font:12px/1.35 system-ui,sans-serif;color:#222}
+body{display:flex;flex-direction:column;font:12px/1.35 FONTS;color:#222}
 .sheet-head{padding:8px 14px 6px;border-bottom:1px solid #ccc}
 .sheet-head h1{margin:0;font-size:20px}
 .sheet-sub{color:#444;margin-top:2px}
@@ -217,7 +217,7 @@ body{display:flex;flex-direction:column;font:12px/1.35 system-ui,sans-serif;colo
 .corridor-north{background:rgba(255,255,255,.85);border-radius:4px;padding:2px 4px}
 .sheet-head{order:0}.folium-map{order:1}.sheet-foot{order:2}
 .corridor-title{display:none}
-"""
+""".replace("FONTS", FONTS)
 _STILL_CSS = """
 .leaflet-control-layers,.leaflet-control-zoom,.leaflet-control-fullscreen,
 .leaflet-control-measure{display:none!important}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from geo import basemap
+from geo._html import FONTS
 from geo._script import ScriptCall
 
 
@@ -280,7 +281,7 @@ FURNITURE_CSS = """
   white-space:nowrap;vertical-align:middle}
 .corridor-credit{margin-top:5px;color:#666;font-size:10px}
 .corridor-label{position:absolute;white-space:nowrap;pointer-events:none;color:#1a1a1a;
-  font:600 11px/1.15 system-ui,sans-serif;
+  font:600 11px/1.15 FONTS;
   text-shadow:0 0 2px #fff,0 0 2px #fff,0 0 3px #fff,0 0 3px #fff}
 .corridor-label-right{left:17px;top:50%;transform:translateY(-50%)}
 .corridor-label-left{right:17px;top:50%;transform:translateY(-50%)}
@@ -289,4 +290,4 @@ FURNITURE_CSS = """
 .corridor-locator{width:170px;height:128px;border:1px solid #777;border-radius:3px;
   box-shadow:0 1px 4px rgba(0,0,0,.3);background:#d4e4ee}
 .leaflet-interactive:focus:not(:focus-visible){outline:none}
-"""
+""".replace("FONTS", FONTS)

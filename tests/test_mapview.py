@@ -19,9 +19,10 @@ import tomli_w
 from playwright.sync_api import Browser, Route
 
 import geo.assets
-from geo import mapview, timeline
+from geo import basemap, mapview, timeline
 from geo.errors import AssetsMissingError
 from geo.mapview import ALL_LAYERS, LAYER_LABELS, MapView
+from geo.place_labels import LabelLanguage
 from geo.records import Confidence, ConvoyStatus, Scenario
 from geo.scenario import read_scenario
 from geo.timeline import ConvoyState
@@ -574,8 +575,8 @@ def test_a_convoy_card_explains_a_state_that_differs_from_its_status(shipped: Sc
     convoy = next(c for c in shipped.convoys if c.id == "convoy-2")  # arrived, left at 14:00 UTC
     early = timeline.convoy_at(shipped, convoy, utc(13))
     card = mapview.convoy_card(early, shipped)
-    assert "<th>At this moment</th><td>not departed</td>" in card
-    assert "<th>Latest reported status</th><td>arrived</td>" in card
+    assert '<th>At this moment</th><td dir="auto">not departed</td>' in card
+    assert '<th>Latest reported status</th><td dir="auto">arrived</td>' in card
     assert "the latest report on it says arrived" in card
     done = timeline.convoy_at(shipped, convoy, utc(18))
     assert mapview.state_note(done) == ""
@@ -593,3 +594,37 @@ def test_a_place_is_labelled_beside_its_symbol_with_a_short_name() -> None:
     long_name = "Crossing into government-held southern Aleppo (district not named)"
     assert mapview.label_text(long_name) == "Crossing into government-held…"
     assert len(mapview.label_text("x" * 80)) <= 31
+
+
+def place_labels(html: str) -> dict[str, str]:
+    """Each place's tooltip → the label HTML printed beside its symbol."""
+    found = {}
+    for item in overlays(html)["places"].items:
+        label = re.search(r'<span class="corridor-label"[^>]*>(.*?)</span>$', item["i"]["html"])
+        assert label, item
+        found[item["tip"]] = label[1]
+    return found
+
+
+def test_place_names_are_printed_in_the_language_asked_for(shipped: Scenario) -> None:
+    english = place_labels(render(shipped, MapView(at=utc(13))))
+    assert english["Aleppo (city)"] == "Aleppo"
+    arabic = place_labels(render(shipped, MapView(at=utc(13), labels=LabelLanguage.ARABIC)))
+    assert arabic["حلب (city)"] == '<span lang="ar" dir="rtl">حلب</span>'
+    both = place_labels(render(shipped, MapView(at=utc(13), labels=LabelLanguage.BOTH)))
+    assert both["Aleppo · حلب (city)"] == 'Aleppo<br><span lang="ar" dir="rtl">حلب</span>'
+    # a place no gazetteer names in Arabic keeps its English name
+    assert any(tip.startswith("Opposition territory") for tip in arabic)
+
+
+def test_an_arabic_popup_gives_both_names_and_reads_in_its_own_direction(shipped: Scenario) -> None:
+    html = render(shipped, MapView(at=utc(13), labels=LabelLanguage.ARABIC))
+    popup = next(i["pop"] for i in overlays(html)["places"].items if i["tip"] == "حلب (city)")
+    assert '<b dir="auto">حلب</b>' in popup
+    assert '<th>Arabic</th><td dir="auto">حلب</td>' in popup
+
+
+def test_base_map_towns_carry_their_arabic_names() -> None:
+    script = basemap.script()
+    assert '"Aleppo","حلب"]' in script
+    assert '"Tartus","طرطوس"]' in script

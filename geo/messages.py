@@ -1,0 +1,81 @@
+"""The dashboard's own words in its interface languages: a small message catalogue."""
+
+from __future__ import annotations
+
+import csv
+import string
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+from geo.errors import Problem, ValidationError
+from geo.settings import DATA_DIR
+
+CATALOGUE_DIR = DATA_DIR / "interface"
+LANGUAGES = {"en": "English", "ar": "العربية"}
+"""Interface languages, each named in itself; English is the source of every message."""
+RIGHT_TO_LEFT = frozenset({"ar"})
+
+
+def direction(language: str) -> str:
+    """'rtl' for a right-to-left language, else 'ltr' (the HTML dir attribute)."""
+    return "rtl" if language in RIGHT_TO_LEFT else "ltr"
+
+
+FIRST_STRONG_ISOLATE, POP_DIRECTIONAL_ISOLATE = "\u2068", "\u2069"
+
+
+def isolated(text: object, language: str) -> str:
+    """`text` set apart from the words around it in a right-to-left language, so that a date,
+    a path or an English name keeps its own order ('2016-12-15 13:00 UTC', not 'UTC 13:00 …').
+    """
+    if direction(language) != "rtl":
+        return str(text)
+    return f"{FIRST_STRONG_ISOLATE}{text}{POP_DIRECTIONAL_ISOLATE}"
+
+
+def say(language: str, message: str, **values: object) -> str:
+    """`message` in `language`, its {placeholders} filled with the values, each isolated."""
+    template = words(language)(message)
+    return template.format(**{name: isolated(value, language) for name, value in values.items()})
+
+
+def words(language: str) -> Callable[[str], str]:
+    """A function giving a message in `language`: the English text when it has no entry."""
+    table = catalogue(language) if language != "en" else {}
+    return lambda message: table.get(message, message)
+
+
+@cache
+def catalogue(language: str, folder: Path = CATALOGUE_DIR) -> dict[str, str]:
+    """English message → its translation, read from `<folder>/<language>.csv`."""
+    if language not in LANGUAGES:
+        expected = f"one of {', '.join(LANGUAGES)}"
+        raise ValidationError([Problem("interface", "", "language", expected, language)])
+    path = folder / f"{language}.csv"
+    column = language_column(language)
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    table, problems = {}, []
+    for number, row in enumerate(rows, start=2):
+        english, translated = row.get("english") or "", row.get(column) or ""
+        where = f"row {number}"
+        if not english or not translated:
+            problems.append(Problem(str(path), where, column, "a message and its translation", row))
+        elif placeholders(english) != placeholders(translated):
+            expected = f"the placeholders {sorted(placeholders(english))}"
+            problems.append(Problem(str(path), where, column, expected, translated))
+        else:
+            table[english] = translated
+    if problems:
+        raise ValidationError(problems, subject=str(path))
+    return table
+
+
+def language_column(language: str) -> str:
+    return {"ar": "arabic"}.get(language, language)
+
+
+def placeholders(message: str) -> set[str]:
+    """The {names} a message is formatted with."""
+    return {name for _, name, _, _ in string.Formatter().parse(message) if name}

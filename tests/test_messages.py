@@ -1,0 +1,77 @@
+"""The dashboard's own words: every message it shows has its Arabic, with the same placeholders."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from geo import messages
+from geo.errors import ValidationError
+from geo.mapview import BASES, LAYER_LABELS
+from geo.place_labels import LABEL_LANGUAGES
+from geo.records import Confidence, ConvoyStatus
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def messages_in(path: Path) -> set[str]:
+    """Every string literal a page hands to t(...), words(...) or messages.say(language, ...)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.id if isinstance(node.func, ast.Name) else ""
+        method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        position = 0 if name in ("t", "words") else 1 if method == "say" else None
+        if position is None or len(node.args) <= position:
+            continue
+        message = node.args[position]
+        choices = [message.body, message.orelse] if isinstance(message, ast.IfExp) else [message]
+        found |= {
+            c.value for c in choices if isinstance(c, ast.Constant) and isinstance(c.value, str)
+        }
+    return found
+
+
+def test_every_message_of_the_dashboard_has_its_arabic() -> None:
+    shown = messages_in(ROOT / "dashboard.py")
+    assert {"Layers", "(not stated)", "any time before"} <= shown  # the parse finds them
+    shown |= set(LAYER_LABELS.values()) | set(BASES.values()) | set(LABEL_LANGUAGES.values())
+    shown |= {s.value for s in ConvoyStatus} | {c.value for c in Confidence}
+    missing = sorted(shown - set(messages.catalogue("ar")))
+    assert missing == []
+
+
+def test_a_message_without_an_entry_stays_english() -> None:
+    assert messages.words("ar")("Layers") == "الطبقات"
+    assert messages.words("ar")("A message nobody translated") == "A message nobody translated"
+    assert messages.words("en")("Layers") == "Layers"
+
+
+def test_values_in_arabic_text_keep_their_own_direction() -> None:
+    said = messages.say("ar", "{time} · 15-minute steps", time="2016-12-15 13:00 UTC")
+    assert said == "\u20682016-12-15 13:00 UTC\u2069 · خطوات من 15 دقيقة"
+    assert messages.say("en", "{time} · 15-minute steps", time="13:00") == "13:00 · 15-minute steps"
+
+
+def test_a_translation_that_loses_a_placeholder_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "ar.csv").write_text(
+        "english,arabic\nLayers,الطبقات\nAs of {time},حتى الوقت\n", encoding="utf-8"
+    )
+    with pytest.raises(
+        ValidationError,
+        match=r"ar\.csv, row 3, field 'arabic': expected the placeholders \['time'\]",
+    ):
+        messages.catalogue("ar", tmp_path)
+
+
+def test_an_unknown_interface_language_is_refused() -> None:
+    with pytest.raises(ValidationError, match="expected one of en, ar, got 'fr'"):
+        messages.catalogue("fr")
+
+
+def test_arabic_reads_right_to_left() -> None:
+    assert messages.direction("ar") == "rtl"
+    assert messages.direction("en") == "ltr"
