@@ -4,6 +4,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SCENARIO := data/scenarios/aleppo-2016-12
 PORT ?= 8501
+GEOPY_VERSION := $(shell sed -n 's/^geopy==//p' requirements.txt)
+GEOPY_TESTS := .cache/geopy-$(GEOPY_VERSION)
 
 .PHONY: run prepare test install install-dev gazetteer workspace chromium chromium-if-possible arabic-font arabic-font-if-possible \
 	check lint typecheck pytest clean
@@ -19,7 +21,8 @@ test: install-dev gazetteer chromium arabic-font check
 
 install: $(VENV)/.installed assets/node_modules/.installed
 
-install-dev: $(VENV)/.installed-dev assets/node_modules/.installed
+install-dev: $(VENV)/.installed-dev assets/node_modules/.installed validators/node_modules/.installed \
+	$(GEOPY_TESTS)/.installed
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -35,9 +38,28 @@ $(VENV)/.installed: requirements.txt | $(VENV)/bin/python
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
-$(VENV)/.installed-dev: requirements-dev.txt requirements.txt | $(VENV)/bin/python
+$(VENV)/.installed-dev: requirements-dev.txt requirements-dev-nodeps.txt requirements.txt | $(VENV)/bin/python
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-dev-nodeps.txt
 	touch $(VENV)/.installed $@
+
+# The validators other tools use, which the tests run on Corridor's outputs: the Nu Html
+# Checker (a Java program) and the GeoJSON JSON Schemas, pinned in validators/package-lock.json.
+validators/node_modules/.installed: validators/package.json validators/package-lock.json
+	@scripts/ensure-tool.sh npm "the validators come from npm packages" npm
+	@scripts/ensure-tool.sh default-jre-headless "the Nu Html Checker runs on Java" java
+	npm ci --prefix validators --no-audit --no-fund --loglevel=error
+	touch $@
+
+# geopy's own tests for geocoders (test/geocoders/ of the geopy release pinned in
+# requirements.txt, from its source distribution on PyPI), run against OfflineGeocoder.
+$(GEOPY_TESTS)/.installed: requirements.txt | $(VENV)/bin/python
+	rm -rf $(GEOPY_TESTS) && mkdir -p $(GEOPY_TESTS)
+	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: \
+	  geopy==$(GEOPY_VERSION) -d $(GEOPY_TESTS)
+	tar -xzf $(GEOPY_TESTS)/geopy-$(GEOPY_VERSION).tar.gz -C $(GEOPY_TESTS) --strip-components=1 \
+	  geopy-$(GEOPY_VERSION)/test/geocoders/__init__.py geopy-$(GEOPY_VERSION)/test/geocoders/util.py
+	touch $@
 
 # Leaflet and its plugins, pinned in assets/package-lock.json, inlined into every map (no CDN).
 assets/node_modules/.installed: assets/package.json assets/package-lock.json

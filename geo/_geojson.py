@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyproj
 import shapely
 from shapely.geometry import mapping, shape
@@ -144,6 +145,19 @@ def feature_collection(features: list[dict[str, Any]]) -> str:
     """A FeatureCollection as stable, readable JSON text (one feature per line)."""
     lines = ",\n".join(json.dumps(feature, ensure_ascii=False) for feature in features)
     return '{"type": "FeatureCollection", "features": [\n' + lines + "\n]}\n"
+
+
+EXPORT_DECIMALS = 6
+"""Coordinates in exported GeoJSON: 6 decimals, about 0.1 m (RFC 7946, section 11.2)."""
+
+
+def rfc7946(geometry: BaseGeometry, decimals: int | None = EXPORT_DECIMALS) -> dict[str, Any]:
+    """A geometry as RFC 7946 wants it: exterior rings anticlockwise, holes clockwise (section
+    3.1.6), coordinates rounded to `decimals` (None: as they are)."""
+    oriented = shapely.orient_polygons(geometry)
+    if decimals is not None:
+        oriented = shapely.transform(oriented, lambda xy: np.round(xy, decimals))
+    return dict(mapping(oriented))
 
 
 def feature(properties: dict[str, Any], geometry: BaseGeometry) -> dict[str, Any]:

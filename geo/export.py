@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import csv
 import io
 import json
+import re
 import tempfile
 import threading
 import zipfile
@@ -16,15 +16,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
+from zoneinfo import ZoneInfo
 
 import geopandas as gpd
 import pyogrio
 from branca.element import Element
-from shapely.geometry import mapping
 
-from geo import basemap, mapview, tables, timeline
+from geo import basemap, mapview, timeline
 from geo._atomic import atomic_path
+from geo._geojson import rfc7946
 from geo._html import FONTS, esc, times
+from geo._spreadsheet import csv_text
 from geo.chromium import LAUNCH_ARGS, find_chromium
 from geo.errors import ExportError
 from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, MapView
@@ -135,8 +137,22 @@ def page_html(snapshot: Snapshot, *, paper: str | None = None, still: bool = Fal
     root.html.add_child(Element(_head_html(snapshot)), index=0)
     root.html.add_child(Element(_foot_html(snapshot)))
     root.script.add_child(Element(_READY_JS))
-    html = str(root.render())
-    return html.replace("<html>", '<html lang="en">', 1)
+    return standard_html(str(root.render()))
+
+
+_FIXED_ZOOM = re.compile(r",\s*maximum-scale=1\.0,\s*user-scalable=no")
+
+
+def standard_html(html: str) -> str:
+    """folium's page as the Nu Html Checker accepts it: the language declared, the map's
+    script inside the body (branca writes it after `</body>`), and a phone user free to zoom
+    the page (folium's viewport forbids it)."""
+    html = html.replace("<html>", '<html lang="en">', 1)
+    body_end = html.rfind("</body>")
+    html_end = html.rfind("</html>")
+    if 0 <= body_end < html_end:
+        html = html[:body_end] + html[body_end + len("</body>") : html_end] + "</body>\n</html>\n"
+    return _FIXED_ZOOM.sub("", html, count=1)
 
 
 def _page_size(snapshot: Snapshot, paper: str | None) -> str:
@@ -450,7 +466,7 @@ def _risk_properties(risk: Any) -> dict[str, Any]:
 
 def _feature(layer: str, geometry: Any, properties: dict[str, Any]) -> dict[str, Any]:
     return {"type": "Feature", "properties": {"layer": layer, **properties},
-            "geometry": mapping(geometry)}  # fmt: skip
+            "geometry": rfc7946(geometry)}  # fmt: skip
 
 
 def _point(place: Any) -> Any:
@@ -479,6 +495,39 @@ def _convoy_properties(item: Any) -> dict[str, Any]:
             "arrive": _iso(convoy.arrive), **counts, "organisation": convoy.organisation,
             "confidence": convoy.confidence.value, "source": ";".join(convoy.source),
             "quote": convoy.quote}  # fmt: skip
+
+
+def _convoy_row(
+    item: Any, names: dict[str, str], zone: str, risks: dict[str, Any] | None
+) -> dict[str, Any]:
+    """convoys.csv's row: times in ISO 8601, local with their offset and in UTC."""
+    convoy = item.convoy
+    row = _convoy_properties(item) | {
+        "origin_name": names.get(convoy.origin, ""),
+        "destination_name": names.get(convoy.destination, ""),
+        "via": ";".join(convoy.via),
+        "depart": _local_iso(convoy.depart, zone),
+        "depart_utc": _iso(convoy.depart),
+        "arrive": _local_iso(convoy.arrive, zone),
+        "arrive_utc": _iso(convoy.arrive),
+        "time_precision": convoy.time_precision.value,
+    }
+    if risks is not None:
+        risk = risks.get(convoy.id)
+        row |= {"risk": risk.level if risk else "", "alert": bool(risk and risk.alert)}
+    return row
+
+
+_CONVOY_COLUMNS = ("id", "label", "state", "status", "origin", "origin_name", "via",
+                   "destination", "destination_name", "depart", "depart_utc", "arrive",
+                   "arrive_utc", "time_precision", *CONVOY_COUNTS, "organisation", "confidence",
+                   "source", "quote")  # fmt: skip
+"""convoys.csv's header: the convoys shown, their state at the moment and their facts."""
+
+
+def _local_iso(moment: datetime | None, zone: str) -> str:
+    """'2016-12-15T14:30:00+02:00': the moment in the scenario's time zone, with its offset."""
+    return moment.astimezone(ZoneInfo(zone)).isoformat(timespec="seconds") if moment else ""
 
 
 def _place_properties(place: Any) -> dict[str, Any]:
@@ -533,26 +582,15 @@ def csv_zip(snapshot: Snapshot) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         if view.layers & {"routes", "convoys"}:
-            ids = [item.convoy.id for item in records.convoys]
-            frame = tables.convoys_table(scenario, view.at).set_index("id").loc[ids].reset_index()
             risks = mapview.alerts(scenario, view)
-            if risks is not None:
-                frame["risk"] = [risks[i].level if i in risks else "" for i in frame["id"]]
-                frame["alert"] = [bool(i in risks and risks[i].alert) for i in frame["id"]]
-            archive.writestr("convoys.csv", frame.to_csv(index=False))
+            names = {place.id: place.name for place in scenario.places}
+            rows = [_convoy_row(item, names, scenario.timezone, risks) for item in records.convoys]
+            columns = _CONVOY_COLUMNS + (("risk", "alert") if risks is not None else ())
+            archive.writestr("convoys.csv", csv_text(rows, columns))
         if "figures" in view.layers:
             rows = [_figure_properties(figure) for figure in records.figures]
-            archive.writestr("figures.csv", _csv(rows, _FIGURE_COLUMNS))
+            archive.writestr("figures.csv", csv_text(rows, _FIGURE_COLUMNS))
         if "events" in view.layers and len(records.events):
             events = [_event_properties(scenario.events[i]) for i in records.events.tolist()]
-            archive.writestr("events.csv", _csv(events, _EVENT_COLUMNS))
+            archive.writestr("events.csv", csv_text(events, _EVENT_COLUMNS))
     return buffer.getvalue()
-
-
-def _csv(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> str:
-    """The rows under a header row, which is there even when no row is."""
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue()

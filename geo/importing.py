@@ -15,6 +15,7 @@ from typing import Any
 from geo import _schema as s
 from geo import changes, names, readers
 from geo._fields import Spot, is_blank
+from geo._spreadsheet import inert
 from geo.changes import Edit
 from geo.errors import Problem, ProblemLog
 from geo.records import PlaceKind, Scenario, Source
@@ -83,7 +84,7 @@ class Prepared:
             actual = "" if problem.actual is None else str(problem.actual)
             cells = [problem.file, problem.where, problem.field, problem.expected, actual,
                      problem.severity]  # fmt: skip
-            writer.writerow([_inert_cell(cell) for cell in cells])
+            writer.writerow([inert(cell) for cell in cells])
         return buffer.getvalue()
 
     def summary(self) -> str:
@@ -394,11 +395,6 @@ def slug(text: str) -> str:
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     found = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:48].strip("-")
     return found or "item"
-
-
-def _inert_cell(text: str) -> str:
-    """A CSV cell a spreadsheet shows as text: a leading =, +, - or @ would start a formula."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def _dropped(log: ProblemLog, raws: dict[str, list[s.RawRecord]]) -> int:

@@ -55,6 +55,7 @@ from geo._fields import Spot
 from geo._geojson import read_features
 from geo._safezip import ZipLimits
 from geo._schema import RawRecord
+from geo._spreadsheet import restored
 from geo.errors import Problem, ProblemLog, ValidationError
 
 __all__ = [
@@ -316,7 +317,7 @@ def _csv_records(
                 log.error(file, spot.where, "", expected, f"{len(row)} cells")
                 continue
             pairs = zip(keys, row, strict=True)
-            cells = {key: value if value.strip() else "" for key, value in pairs if key}
+            cells = {key: restored(value) if value.strip() else "" for key, value in pairs if key}
             if acled and "date" in cells:
                 cells["date"] = iso_date(cells["date"])
             yield RawRecord(_row_spot(file, f"row {number}", cells), cells)

@@ -19,6 +19,7 @@ from geo import _schema as s
 from geo._atomic import write_files
 from geo._fields import Field, Spot
 from geo._geojson import feature, feature_collection, read_features
+from geo._spreadsheet import inert, restored
 from geo.errors import ProblemLog, ScenarioNotFoundError
 from geo.records import Scenario
 
@@ -190,7 +191,9 @@ def _csv_rows(path: Path, kind: s.Kind, log: ProblemLog) -> Iterator[s.RawRecord
                 f"{len(reader.fieldnames or []) + len(row[None])} cells",
             )
             continue
-        yield s.RawRecord(spot, dict(row))
+        yield s.RawRecord(
+            spot, {k: restored(v) if isinstance(v, str) else v for k, v in row.items()}
+        )
 
 
 def write_scenario(scenario: Scenario, folder: Path | str) -> Path:
@@ -257,7 +260,7 @@ def _csv_text(records: tuple[Any, ...], kind: s.Kind, zone: str) -> str:
     writer = csv.DictWriter(buffer, fieldnames=s.field_names(kind), lineterminator="\n")
     writer.writeheader()
     for record in records:
-        writer.writerow({k: _local(v, zone) for k, v in s.to_cells(record, kind).items()})
+        writer.writerow({k: inert(_local(v, zone)) for k, v in s.to_cells(record, kind).items()})
     return buffer.getvalue()
 
 

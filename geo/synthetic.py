@@ -158,7 +158,7 @@ def _zones(rng: np.random.Generator, syria: Polygon | MultiPolygon, count: int) 
         if not polygons:
             continue
         outline = polygons[0] if len(polygons) == 1 else MultiPolygon(polygons)
-        outline = shapely.set_precision(outline, 1e-5)
+        outline = shapely.orient_polygons(shapely.set_precision(outline, 1e-5))  # RFC 7946
         if outline.is_empty or not outline.is_valid:
             continue
         found.append(ControlZone(

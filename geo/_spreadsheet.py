@@ -1,0 +1,39 @@
+"""CSV cells a spreadsheet shows as text, never runs as formulas (OWASP "CSV injection")."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+_FORMULA = re.compile("'*[=+\\-@\t\r]")
+"""A cell a spreadsheet would run (=, +, -, @, tab, return first), after any quotes already
+put before it."""
+
+
+def inert(value: Any) -> Any:
+    """A text cell with a single quote put before a formula's first character.
+
+    OWASP's advice: Excel, LibreOffice and Google Sheets show the cell as text and hide the
+    quote. Text that already starts with quotes before such a character gets one more, so that
+    `restored` gives every text back exactly. Numbers are left alone (-5 is a number).
+    """
+    if isinstance(value, str) and _FORMULA.match(value):
+        return "'" + value
+    return value
+
+
+def restored(text: str) -> str:
+    """The text `inert` was given: the one quote it put before a formula's first character off."""
+    return text[1:] if text.startswith("'") and _FORMULA.match(text) else text
+
+
+def csv_text(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str:
+    """The rows under a header row (there even when no row is), every text cell inert."""
+    out = io.StringIO(newline="")
+    writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({key: inert(value) for key, value in row.items()} for row in rows)
+    return out.getvalue()
