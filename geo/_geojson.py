@@ -41,6 +41,9 @@ def read_features(path: Path, log: ProblemLog) -> list[RawFeature]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         log.error(name, "", "", "a readable GeoJSON FeatureCollection", str(error))
         return []
+    except RecursionError:
+        log.error(name, "", "", "GeoJSON nested as geometries are", "arrays nested past any depth")
+        return []
     if not isinstance(document, dict) or document.get("type") != "FeatureCollection":
         kind = document.get("type") if isinstance(document, dict) else type(document).__name__
         log.error(name, "", "type", "a GeoJSON FeatureCollection", kind)

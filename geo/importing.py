@@ -15,6 +15,7 @@ from typing import Any
 from geo import _schema as s
 from geo import changes, names, readers
 from geo._fields import Spot, is_blank
+from geo._safezip import ZipLimits
 from geo._spreadsheet import inert
 from geo.changes import Edit
 from geo.errors import Problem, ProblemLog
@@ -31,6 +32,9 @@ SWAPPED = "look swapped"
 """Words in a place warning whose row a one-click fix can swap (see `Options.swap`)."""
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 """The largest file accepted (Streamlit's server.maxUploadSize says the same to the browser)."""
+UNZIPPED_LIMITS = ZipLimits(max_total_bytes=4 * MAX_UPLOAD_BYTES)
+"""A zip may hold four times the upload limit once unpacked (a zipped Shapefile packs about
+three to one); more is refused from its directory, before a byte is unpacked."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +127,9 @@ def prepare(
         log.error(label, "", "", expected, f"{size / 2**20:.1f} MB")
         tables = []
     else:
-        tables = readers.read_file(path, log=log, name=label, layer=options.layer)
+        tables = readers.read_file(
+            path, log=log, name=label, layer=options.layer, limits=UNZIPPED_LIMITS
+        )
     source = _source(label, scenario, who)
     context = _Context(scenario, source.id, label, options, geocoder)
     raws: dict[str, list[s.RawRecord]] = {layer: [] for layer in ORDER}
@@ -190,6 +196,8 @@ class _Context:
         self.new_places: list[Any] = []
         self.convoy_ends = {c.id: (c.origin, c.destination) for c in scenario.convoys}
         self.legs: dict[str, int] = {}
+        self.numbers: dict[tuple[str, str], int] = {}
+        """The last number given to an id made from each (layer, name)."""
         for route in scenario.routes:
             self.legs[route.convoy] = max(self.legs.get(route.convoy, 0), route.leg)
 
@@ -230,6 +238,9 @@ class _Context:
             if name in cells and not self._resolve_places(cells, name, raw.spot, log):
                 return None
         cells.setdefault("id", self._new_id(layer, cells))
+        if not isinstance(cells["id"], str | int):
+            log.error(raw.spot.file, raw.spot.where, "id", "a text or a whole number", cells["id"])
+            return None
         if cells["id"] in self.existing.get(layer, set()):
             expected = f"an id not already in the scenario's {layer} (nothing is overwritten)"
             log.error(raw.spot.file, raw.spot.where, "id", expected, cells["id"])
@@ -326,7 +337,9 @@ class _Context:
 
     def _new_id(self, layer: str, cells: dict[str, Any]) -> str:
         base = slug(str(cells.get("name") or cells.get("label") or layer.rstrip("s")))
-        candidate = _unique(base, self.ids[layer])
+        number = self.numbers.get((layer, base), 1)
+        candidate, number = _unique(base, self.ids[layer], number)
+        self.numbers[layer, base] = number
         self.ids[layer].add(candidate)
         return candidate
 
@@ -374,7 +387,7 @@ def _geocoded(name: object, location: Any) -> str:
 def _source(file: str, scenario: Scenario, who: str) -> Source:
     now = datetime.now(UTC)
     return Source(
-        id=_unique(f"import-{slug(Path(file).stem)}", {src.id for src in scenario.sources}),
+        id=_unique(f"import-{slug(Path(file).stem)}", {src.id for src in scenario.sources})[0],
         title=f"{file} (imported file)",
         publisher=who or "a Corridor user",
         published=now.date(),
@@ -382,12 +395,14 @@ def _source(file: str, scenario: Scenario, who: str) -> Source:
     )
 
 
-def _unique(base: str, taken: set[str]) -> str:
-    candidate, number = base, 1
+def _unique(base: str, taken: set[str], number: int = 1) -> tuple[str, int]:
+    """`base`, or `base-2`, `base-3` … the first not taken, counting on from `number` (so that
+    N rows named alike get their ids in linear time, not by counting from 1 each time)."""
+    candidate = base if number == 1 else f"{base}-{number}"
     while candidate in taken:
         number += 1
         candidate = f"{base}-{number}"
-    return candidate
+    return candidate, number
 
 
 def slug(text: str) -> str:

@@ -26,12 +26,14 @@ content never raise.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import math
 import re
 import tempfile
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -47,6 +49,7 @@ import pandas as pd
 import pyogrio
 import pyogrio.errors
 import shapely
+import shapely.errors
 from shapely.geometry import LineString, MultiLineString
 from shapely.geometry.base import BaseGeometry
 
@@ -232,11 +235,12 @@ def _read_csv(
     path: Path, file: str, layer: str | None, log: ProblemLog, limits: ZipLimits
 ) -> list[Table]:
     try:
-        content = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        log.error(file, "", "", "a readable UTF-8 CSV file", str(error))
+        content = _decoded(path.read_bytes(), file, log)
+    except OSError as error:
+        log.error(file, "", "", "a readable CSV file", str(error))
         return []
-    rows = csv.reader(io.StringIO(content, newline=""))
+    delimiter = _delimiter(content, file, log)
+    rows = csv.reader(io.StringIO(content, newline=""), delimiter=delimiter)
     try:
         header = [cell.strip() for cell in next(rows, [])]
     except csv.Error as error:
@@ -252,7 +256,54 @@ def _read_csv(
         return []
     acled = target == "events" and _is_acled(header)
     keys = _csv_keys(header, target, file, log, acled=acled)
-    return [Table(target, list(_csv_records(rows, keys, file, log, acled=acled)))]
+    records = list(_csv_records(rows, keys, file, log, acled=acled))
+    if delimiter == ";":  # spreadsheets that write ';' between cells write decimal commas
+        records = [_decimal_points(record) for record in records]
+    return [Table(target, records)]
+
+
+def _decoded(raw: bytes, file: str, log: ProblemLog) -> str:
+    """The file's text: UTF-8 (with or without its mark), UTF-16 with its byte order mark (a
+    spreadsheet's "Unicode text"), else Windows-1252 (older spreadsheets in western Europe),
+    which is said in a warning since it is a guess."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return raw.decode("utf-16")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        text = raw.decode("cp1252", errors="replace")
+        where = f"byte {error.start}"
+        log.warn(file, where, "encoding", "UTF-8", "other bytes: read as Windows-1252 (Latin-1)")
+        return text
+
+
+_DELIMITERS = (",", ";", "\t", "|")
+
+
+def _delimiter(content: str, file: str, log: ProblemLog) -> str:
+    """The separator the header row uses most: ',' unless ';', a tab or '|' is more common
+    (said in a warning, so a wrong guess is seen)."""
+    header = content.lstrip("\ufeff").split("\n", 1)[0]
+    counts = {delimiter: header.count(delimiter) for delimiter in _DELIMITERS}
+    found = max(_DELIMITERS, key=lambda d: (counts[d], d == ","))
+    if found != "," and counts[found] > counts[","]:
+        shown = {"\t": "a tab"}.get(found, repr(found))
+        log.warn(file, "header", "", "cells separated by ','", f"{shown}: read with it")
+        return found
+    return ","
+
+
+_DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
+
+
+def _decimal_points(record: RawRecord) -> RawRecord:
+    """Coordinates written with a decimal comma ('36,2012') with a decimal point."""
+    cells = dict(record.cells)
+    for key in ("latitude", "longitude"):
+        value = cells.get(key)
+        if isinstance(value, str) and _DECIMAL_COMMA.fullmatch(value.strip()):
+            cells[key] = value.strip().replace(",", ".")
+    return RawRecord(record.spot, cells, record.geometry)
 
 
 def _csv_layer(header: Sequence[str]) -> str:
@@ -361,6 +412,9 @@ def _read_geojson(
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         log.error(file, "", "", "a readable GeoJSON file", str(error))
         return []
+    except RecursionError:
+        log.error(file, "", "", "GeoJSON nested as geometries are", "arrays nested past any depth")
+        return []
     collection = _as_collection(document)
     if collection is None:
         kind = document.get("type") if isinstance(document, dict) else type(document).__name__
@@ -441,7 +495,8 @@ def _read_gpkg(
     path: Path, file: str, layer: str | None, log: ProblemLog, limits: ZipLimits
 ) -> list[Table]:
     try:
-        listing = pyogrio.list_layers(path)
+        with _gdal_warnings(file, log):
+            listing = pyogrio.list_layers(path)
     except OGR_ERRORS as error:
         log.error(file, "", "", "a readable GeoPackage", str(error))
         return []
@@ -457,6 +512,17 @@ def _read_gpkg(
     return tables
 
 
+@contextlib.contextmanager
+def _gdal_warnings(file: str, log: ProblemLog) -> Iterator[None]:
+    """What GDAL and pyogrio warn of while reading, as the import's warnings (each once), not
+    as lines on the server's standard error ('Measured (M) geometry types are not supported')."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for message in dict.fromkeys(str(warning.message) for warning in caught):
+        log.warn(file, "", "", "data Corridor reads as it is", message)
+
+
 def _layer_named(name: str) -> str | None:
     return name.lower() if name.lower() in LAYERS else None
 
@@ -468,11 +534,18 @@ def _read_ogr(
 
     `crs` names what tells the coordinate system in this format, for messages.
     """
+    info: dict[str, Any] = {}
     try:
-        info = pyogrio.read_info(path, layer=layer_name)
-        frame = pyogrio.read_dataframe(path, layer=layer_name)
+        with _gdal_warnings(file, log):
+            info = pyogrio.read_info(path, layer=layer_name)
+            frame = pyogrio.read_dataframe(path, layer=layer_name)
     except OGR_ERRORS as error:
         log.error(file, "", "", "a readable layer", str(error))
+        return []
+    except shapely.errors.GEOSException as error:  # e.g. a TIN or MultiPatch (WKB type 16)
+        kind = info.get("geometry_type") or "a type GEOS cannot read"
+        expected = "points, lines or polygons (or their Multi- forms)"
+        log.error(file, f"layer {layer_name!r}", "geometry", expected, f"{kind} ({error})")
         return []
     geometries: list[BaseGeometry | None] = [None] * len(frame)
     if isinstance(frame, gpd.GeoDataFrame):
@@ -551,6 +624,8 @@ def _read_zip(
                 file, "", "", "Shapefiles only, beside Shapefiles", f"{info.filename} (not read)"
             )
         wanted = [info for info in members if _beside(info.filename, shapefiles)]
+        if not _sidecars_present(shapefiles, wanted, file, log):
+            return []
     elif len(others) == 1:
         wanted = others
     else:
@@ -572,6 +647,26 @@ def _read_zip(
             for info in shapefiles
             for table in _read_shapefile(written[info.filename], file, layer, log)
         ]
+
+
+def _sidecars_present(
+    shapefiles: Sequence[Any], members: Sequence[Any], file: str, log: ProblemLog
+) -> bool:
+    """Whether every Shapefile in the zip has its index (.shx), without which it cannot be read;
+    a missing attribute table (.dbf) is only warned of (every field then comes from defaults)."""
+    names = {info.filename.lower() for info in members}
+    complete = True
+    for info in shapefiles:
+        stem = info.filename[: -len(".shp")]
+        base = PurePosixPath(stem).name
+        if f"{stem}.shx".lower() not in names:
+            expected = f"{base}.shx (the Shapefile's index) beside {info.filename}"
+            log.error(file, "", "", expected, "no such member in the zip")
+            complete = False
+        if f"{stem}.dbf".lower() not in names:
+            expected = f"{base}.dbf (the Shapefile's attribute table) beside {info.filename}"
+            log.warn(file, "", "", expected, "none: every field must come from the defaults")
+    return complete
 
 
 def _is_junk(name: str) -> bool:

@@ -81,6 +81,15 @@ class Workspace:
     def exists(self) -> bool:
         return self.path.is_file()
 
+    def version(self) -> tuple[int, int, int] | None:
+        """What changes whenever the workspace is saved (each save replaces the file): its
+        inode, modification time and size; None when there is no file."""
+        try:
+            found = self.path.stat()
+        except FileNotFoundError:
+            return None
+        return found.st_ino, found.st_mtime_ns, found.st_size
+
     def scenario_ids(self) -> list[str]:
         """The ids of the scenarios in the workspace, sorted."""
         if not self.exists() or SCENARIOS_LAYER not in _layer_names(self.path):

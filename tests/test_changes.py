@@ -207,3 +207,30 @@ def test_two_processes_editing_at_once_both_keep_their_edits(workspace: Workspac
     assert sorted((c.who, c.new) for c in log) == sorted(
         [("c1", str(v)) for v in range(1, 7)] + [("c2", str(v)) for v in range(1, 7)]
     )
+
+
+def test_a_commit_checks_without_the_lock_and_keeps_what_another_saved_meanwhile(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The edits are read and checked without the lock; when another session saves before
+    they are written, they are applied again to what it saved, and both stay."""
+    real_load = Workspace.load
+    loads: list[bool] = []
+
+    def load_while_another_saves(self: Workspace, scenario_id: str | None = None) -> Scenario:
+        found = real_load(self, scenario_id)
+        loads.append(workspace._lock.is_locked)
+        if len(loads) == 1:  # another session saves between this read and the write
+            edit = changes.Edit("update", "convoys", "c2", {"ambulances": "7"})
+            changes.commit(Workspace(workspace.path), "tiny", [edit], who="other")
+        return found
+
+    monkeypatch.setattr(Workspace, "load", load_while_another_saves)
+    changes.commit(
+        workspace, "tiny", [changes.Edit("update", "convoys", "c1", {"buses": "9"})], who="me"
+    )
+    monkeypatch.undo()
+    assert loads[0] is False  # read without the lock
+    by_id = {c.id: c for c in workspace.load("tiny").convoys}
+    assert (by_id["c1"].buses, by_id["c2"].ambulances) == (Count(9, 9), Count(7, 7))
+    assert sorted(c.who for c in changes.history(workspace, "tiny")) == ["me", "other"]

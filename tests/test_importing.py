@@ -247,3 +247,35 @@ def test_cli_reads_every_fixture_as_the_engine_does(
     assert f"{expected.accepted} of {expected.rows} rows valid" in out
     assert code == (1 if expected.rejected or not expected.accepted else 0)
     assert out.count("\n") >= len(expected.problems) + 1
+
+
+def test_a_zip_that_unpacks_past_the_limit_is_refused_at_once(
+    tmp_path: Path, tiny: Scenario
+) -> None:
+    """A small zip of a CSV past four times the upload limit (compressed about 10:1, under the
+    ratio guard)
+    is refused from its directory in well under two seconds, before a byte is unpacked."""
+    import time
+    import zipfile
+
+    path = tmp_path / "places.zip"
+    with (
+        zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive,
+        archive.open("places.csv", "w", force_zip64=True) as member,
+    ):
+        member.write(b"id,name,latitude,longitude,country_code\n")
+        for line in range(0, 1_700_000, 10_000):  # about 90 MB
+            member.write(b"".join(
+                b"p%d,Village on the road to Idlib,36.2%04d,37.16117,SY\n" % (i, i % 9973)
+                for i in range(line, line + 10_000)
+            ))  # fmt: skip
+    assert path.stat().st_size < importing.MAX_UPLOAD_BYTES
+    started = time.monotonic()
+    prepared = importing.prepare(path, tiny)
+    seconds = time.monotonic() - started
+    (problem,) = prepared.problems
+    assert (
+        problem.expected == f"at most {4 * importing.MAX_UPLOAD_BYTES:,} bytes uncompressed in all"
+    )
+    assert prepared.accepted == 0
+    assert seconds < 2, seconds

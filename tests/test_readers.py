@@ -171,10 +171,14 @@ def test_csv_header_problems_and_encoding(tmp_path: Path) -> None:
     rows = read_file(path, log=log)[0].rows
     assert rows[0].cells == {"id": "x", "name": "a"}  # the BOM is not part of 'id'
     assert [(p.where, p.field) for p in log] == [("header", "name"), ("header", "column 4")]
-    path.write_bytes(b"id,name\nx,\xff\n")
+    path.write_bytes(b"id,name\nx,\xff\n")  # not UTF-8: read as Windows-1252, and said so
     log = ProblemLog()
-    assert read_file(path, log=log) == []
-    assert [p.expected for p in log] == ["a readable UTF-8 CSV file"]
+    [table] = read_file(path, log=log)
+    assert table.rows[0].cells == {"id": "x", "name": "ÿ"}
+    assert [str(p) for p in log] == [
+        "warning: x.csv, byte 10, field 'encoding': expected UTF-8, got "
+        "'other bytes: read as Windows-1252 (Latin-1)'"
+    ]
 
 
 def test_zones_geojson() -> None:

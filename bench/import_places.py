@@ -1,0 +1,73 @@
+"""Time importing a large CSV of places (issue 19: 300,000 places, 19 MB, in 30 s or less).
+
+Writes CSVs of N invented places in Syria (ids, names, coordinates; with and without country
+codes, and without ids), then times `importing.prepare` (read, check, fill in) and
+`importing.commit_import` (one logged transaction into a workspace holding the shipped
+scenario) separately. Prints a table; `--rows 20000,300000` picks the sizes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from geo import importing
+from geo.scenario import read_scenario
+from geo.settings import Settings
+from geo.workspace import Workspace
+
+
+def write_csv(path: Path, rows: int, *, ids: bool, country: bool) -> None:
+    header = [*(["id"] if ids else []), "name", "latitude", "longitude", "kind"]
+    header += ["country_code"] if country else []
+    with path.open("w", encoding="utf-8") as out:
+        out.write(",".join(header) + "\n")
+        for i in range(rows):
+            cells = [*([f"p{i}"] if ids else []), f"Village {i % 5000}"]
+            cells += [f"{32.5 + (i * 7919 % 50_000) / 10_000:.5f}"]
+            cells += [f"{35.8 + (i * 104_729 % 60_000) / 10_000:.5f}", "village"]
+            cells += ["SY"] if country else []
+            out.write(",".join(cells) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", default="5000,20000,300000")
+    parser.add_argument("--only", help="one kind of file: ids, no-country or no-ids")
+    args = parser.parse_args()
+    scenario = read_scenario(Settings.from_environment().default_scenario_dir)
+    print(f"{'rows':>8} {'file':<28} {'MB':>6} {'prepare s':>10} {'commit s':>9} {'total s':>8}")
+    for rows in (int(n) for n in args.rows.split(",")):
+        for key, label, ids, country in (
+            ("ids", "ids, country codes", True, True),
+            ("no-country", "ids, no country code", True, False),
+            ("no-ids", "no ids, country codes", False, True),
+        ):
+            if args.only and key != args.only:
+                continue
+            with tempfile.TemporaryDirectory() as scratch:
+                path = Path(scratch) / "places.csv"
+                write_csv(path, rows, ids=ids, country=country)
+                megabytes = path.stat().st_size / 2**20
+                workspace = Workspace(Path(scratch) / "workspace.gpkg")
+                workspace.save(scenario)
+                started = time.perf_counter()
+                prepared = importing.prepare(path, scenario)
+                prepared_at = time.perf_counter()
+                importing.commit_import(workspace, scenario.id, prepared, who="bench")
+                done = time.perf_counter()
+                assert prepared.accepted == rows, prepared.summary()
+                print(
+                    f"{rows:>8} {label:<28} {megabytes:>6.1f} {prepared_at - started:>10.1f} "
+                    f"{done - prepared_at:>9.1f} {done - started:>8.1f}",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+"""Odd real files (Fiona's and pyogrio's test data, in ../shared/malformed-corpus/) and crafted
+ones: each import ends within seconds with records or problems that name file, row, field,
+expected and got; none raises, none leaks a temporary path or GDAL's words on standard error."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from geo import importing
+from geo.records import Scenario
+from geo.scenario import read_scenario
+from geo.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = next(
+    (
+        folder
+        for folder in (
+            ROOT.parent / "shared" / "malformed-corpus",
+            Path("/work/shared/malformed-corpus"),
+        )
+        if folder.is_dir()
+    ),
+    ROOT / "missing-corpus",
+)
+FILES = sorted(p for p in CORPUS.glob("*") if p.name != "README.md")
+
+
+@pytest.fixture(scope="module")
+def shipped() -> Scenario:
+    return read_scenario(Settings.from_environment().default_scenario_dir)
+
+
+def test_the_corpus_is_here() -> None:
+    assert len(FILES) >= 14, "the malformed corpus (../shared/malformed-corpus/) is missing"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_every_corpus_file_gives_records_or_clear_problems_quickly(
+    path: Path, shipped: Scenario, capfd: pytest.CaptureFixture[str]
+) -> None:
+    started = time.monotonic()
+    prepared = importing.prepare(path, shipped)
+    assert time.monotonic() - started < 60
+    assert prepared.accepted or prepared.problems
+    for problem in prepared.problems:
+        assert problem.file.startswith(path.name), problem
+        assert "/tmp/" not in str(problem), problem  # no temporary folder of ours
+    captured = capfd.readouterr()
+    assert captured.err == ""  # GDAL's warnings are the import's, not the server's stderr
+
+
+def problems_of(path: Path, scenario: Scenario) -> list[str]:
+    return [str(problem) for problem in importing.prepare(path, scenario).problems]
+
+
+def test_a_tin_shapefile_is_refused_by_its_geometry(shipped: Scenario) -> None:
+    [problem] = problems_of(CORPUS / "fiona_test_tin_shapefile_noprj.zip", shipped)
+    assert "field 'geometry': expected points, lines or polygons" in problem
+    assert "WKB type 16" in problem
+
+
+def test_a_zipped_shapefile_without_its_index_names_the_missing_part(shipped: Scenario) -> None:
+    [problem] = problems_of(CORPUS / "own_shp_missing_shx.zip", shipped)
+    assert problem == (
+        "own_shp_missing_shx.zip: expected gre.shx (the Shapefile's index) beside gre.shp, "
+        "got 'no such member in the zip'"
+    )
+
+
+def test_measured_lines_are_read_with_a_warning(shipped: Scenario) -> None:
+    found = problems_of(CORPUS / "pyogrio_line_zm.gpkg", shipped)
+    assert any(p.startswith("warning: ") and "Measured (M) geometry" in p for p in found)
+
+
+def test_a_feature_whose_id_is_an_object_is_refused_alone(
+    tmp_path: Path, shipped: Scenario
+) -> None:
+    path = tmp_path / "places.geojson"
+    point = {"type": "Point", "coordinates": [37.1, 36.2]}
+    features = [
+        {"type": "Feature", "properties": {"id": {"a": 1}, "name": "X"}, "geometry": point},
+        {"type": "Feature", "properties": {"id": "good", "name": "Aleppo"}, "geometry": point},
+    ]
+    path.write_text(json.dumps({"type": "FeatureCollection", "features": features}))
+    prepared = importing.prepare(path, shipped, options=importing.Options(layer="places"))
+    assert [str(p) for p in prepared.problems] == [
+        "places.geojson, feature #1 (id {'a': 1}), field 'id': expected a text or a whole "
+        "number, got {'a': 1}"
+    ]
+    assert prepared.accepted == 1  # the valid feature is kept
+
+
+def test_geojson_nested_past_any_depth_is_refused(tmp_path: Path, shipped: Scenario) -> None:
+    path = tmp_path / "deep.geojson"
+    nested = "[" * 100_000 + "]" * 100_000
+    path.write_text(
+        '{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},'
+        f'"geometry":{{"type":"Point","coordinates":{nested}}}}}]}}'
+    )
+    [problem] = problems_of(path, shipped)
+    assert problem.endswith(
+        "expected GeoJSON nested as geometries are, got 'arrays nested past any depth'"
+    )
+
+
+# --- everyday files from spreadsheets -------------------------------------------------------
+
+PLACES = [("Alépo centre", "36.2012", "37.1612"), ("Saraqib", "35.8644", "36.8006")]
+
+
+def spreadsheet_csv(delimiter: str, decimal: str) -> str:
+    lines = [delimiter.join(("id", "name", "latitude", "longitude", "country_code", "kind"))]
+    for number, (name, lat, lon) in enumerate(PLACES, start=1):
+        cells = (f"p{number}", name, lat.replace(".", decimal), lon.replace(".", decimal), "SY")
+        lines.append(delimiter.join((*cells, "town")))
+    return "\r\n".join(lines) + "\r\n"
+
+
+@pytest.mark.parametrize(
+    ("encoding", "delimiter", "decimal", "warnings"),
+    [
+        ("utf-8", ",", ".", []),
+        ("cp1252", ";", ",", ["encoding", "separated by ','"]),  # a French or German Excel
+        ("utf-16", "\t", ".", ["separated by ','"]),  # Excel's "Unicode text"
+    ],
+)
+def test_spreadsheet_csvs_are_read_and_what_was_guessed_is_said(
+    encoding: str,
+    delimiter: str,
+    decimal: str,
+    warnings: list[str],
+    tmp_path: Path,
+    shipped: Scenario,
+) -> None:
+    path = tmp_path / "places.csv"
+    path.write_bytes(spreadsheet_csv(delimiter, decimal).encode(encoding))
+    prepared = importing.prepare(path, shipped)
+    assert prepared.accepted == 2, [str(p) for p in prepared.problems]
+    places = {p.id: p for p in prepared.records["places"]}
+    assert places["p1"].name == "Alépo centre"
+    assert (places["p1"].latitude, places["p1"].longitude) == (36.2012, 37.1612)
+    said = [str(p) for p in prepared.problems]
+    assert len(said) == len(warnings)
+    for expected, problem in zip(warnings, said, strict=True):
+        assert problem.startswith("warning: places.csv")
+        assert expected in problem
