@@ -33,9 +33,22 @@ def is_blank(value: object) -> bool:
     return isinstance(value, str) and not value.strip()
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202a-\u202e]")
+"""Control characters no name or quote holds: NUL (which cuts text short in C libraries),
+other C0 controls, and the bidirectional embeddings and overrides that disguise text
+(U+202E before 'gnp.exe' shows it as 'exe.png'); direction marks and isolates, which Arabic
+uses, pass."""
+_INVISIBLE = re.compile("[\\s\u200b-\u200f\u2060-\u2064\u2066-\u2069\ufeff]+")
+
+
 def text(value: object) -> str:
     if not isinstance(value, str):
         raise FieldError("text")
+    control = _CONTROL.search(value)
+    if control:
+        raise FieldError(f"text without control characters (this has U+{ord(control[0]):04X})")
+    if not _INVISIBLE.sub("", value):
+        raise FieldError("visible text (this is only zero-width or direction characters)")
     return value.strip()
 
 

@@ -20,8 +20,9 @@ from geo._schema import RawRecord
 from geo.errors import ProblemLog
 
 COMMA = re.compile(r"\s*,\s*")
-ANY_GEOMETRY = "a Point, LineString, Polygon or MultiGeometry"
-GEOMETRIES = ("Point", "LineString", "LinearRing", "Polygon", "MultiGeometry")
+ANY_GEOMETRY = "a Point, LineString, Polygon, MultiGeometry or gx:Track"
+GEOMETRIES = ("Point", "LineString", "LinearRing", "Polygon", "MultiGeometry", "Track",
+              "MultiTrack")  # fmt: skip
 
 
 class KmlGeometryError(ValueError):
@@ -36,6 +37,10 @@ class KmlGeometryError(ValueError):
 def placemarks(root: Element, file: str, log: ProblemLog) -> list[tuple[str, RawRecord]]:
     """(folder name, raw record) for every Placemark, in document order; problems go to `log`."""
     found: list[tuple[str, RawRecord]] = []
+    for link in root.iter("NetworkLink"):
+        href = _child_text(link, "Link/href") or _child_text(link, "Url/href")
+        expected = "placemarks in the file (a NetworkLink is not followed: nothing is fetched)"
+        log.warn(file, "", "NetworkLink", expected, href or _child_text(link, "name"))
     for number, (folder, placemark) in enumerate(_walk(root, ""), start=1):
         label = _child_text(placemark, "name")
         spot = Spot(file, f"placemark #{number}" + (f" {label!r}" if label else ""))
@@ -78,8 +83,15 @@ def _cells(placemark: Element) -> dict[str, Any]:
 def _placemark_geometry(placemark: Element) -> BaseGeometry:
     elements = [child for child in placemark if child.tag in GEOMETRIES]
     if not elements:
-        raise KmlGeometryError(ANY_GEOMETRY, None)
+        others = [child.tag for child in placemark if child.tag not in _NOT_GEOMETRY]
+        raise KmlGeometryError(ANY_GEOMETRY, ", ".join(others) or None)
     return _geometry(elements[0])
+
+
+_NOT_GEOMETRY = {"name", "description", "ExtendedData", "styleUrl", "Style", "StyleMap",
+                 "visibility", "open", "address", "Snippet", "TimeStamp", "TimeSpan",
+                 "LookAt", "Camera", "Region", "atom", "author", "link", "phoneNumber"}  # fmt: skip
+"""Placemark children that are no geometry (so an unknown shape's tag is what is named)."""
 
 
 def _geometry(element: Element) -> BaseGeometry:
@@ -91,7 +103,28 @@ def _geometry(element: Element) -> BaseGeometry:
         return _polygon(element)
     if element.tag == "MultiGeometry":
         return _multi([_geometry(child) for child in element if child.tag in GEOMETRIES])
+    if element.tag == "Track":
+        return _track(element)
+    if element.tag == "MultiTrack":
+        return _multi([_track(child) for child in element if child.tag == "Track"])
     raise KmlGeometryError(ANY_GEOMETRY, element.tag)
+
+
+def _track(element: Element) -> BaseGeometry:
+    """A gx:Track: its gx:coord points ('lon lat [alt]', space-separated) as a line."""
+    points = []
+    for coord in element.iter("coord"):
+        parts = (coord.text or "").split()
+        try:
+            points.append((float(parts[0]), float(parts[1])))
+        except (IndexError, ValueError):
+            expected = "gx:coord as 'longitude latitude [altitude]'"
+            raise KmlGeometryError(expected, coord.text) from None
+    if len(points) == 1:
+        return Point(points[0])
+    if not points:
+        raise KmlGeometryError("a gx:Track with gx:coord points", None)
+    return LineString(points)
 
 
 def _polygon(element: Element) -> Polygon:

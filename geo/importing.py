@@ -135,6 +135,7 @@ def prepare(
     raws: dict[str, list[s.RawRecord]] = {layer: [] for layer in ORDER}
     for table in tables:
         raws[table.layer] += table.rows
+        _warn_unread_columns(table.layer, table.rows, label, log)
     rows = sum(len(items) for items in raws.values()) + _dropped(log, raws)
     records: dict[str, list[Any]] = {"sources": [source]}
     for layer in ORDER:
@@ -410,6 +411,23 @@ def slug(text: str) -> str:
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     found = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:48].strip("-")
     return found or "item"
+
+
+UNREAD_SHOWN = 8
+"""Names of columns that are not read, listed in the warning (the rest are counted)."""
+
+
+def _warn_unread_columns(layer: str, rows: list[s.RawRecord], file: str, log: ProblemLog) -> None:
+    """One warning naming the columns of a file that no field of its layer reads."""
+    known = set(s.field_names(KINDS[layer])) | {"latitude", "longitude"}
+    present = dict.fromkeys(key for raw in rows[:1000] for key in raw.cells)
+    unread = [key for key in present if key not in known]
+    if not unread:
+        return
+    shown = ", ".join(unread[:UNREAD_SHOWN])
+    more = f" and {len(unread) - UNREAD_SHOWN:,} more" if len(unread) > UNREAD_SHOWN else ""
+    expected = f"columns that {layer} have ({', '.join(sorted(known))})"
+    log.warn(file, "", "", expected, f"{len(unread):,} others, not read: {shown}{more}")
 
 
 def _dropped(log: ProblemLog, raws: dict[str, list[s.RawRecord]]) -> int:

@@ -32,6 +32,7 @@ import io
 import json
 import math
 import re
+import sqlite3
 import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -538,7 +539,7 @@ def _read_ogr(
     try:
         with _gdal_warnings(file, log):
             info = pyogrio.read_info(path, layer=layer_name)
-            frame = pyogrio.read_dataframe(path, layer=layer_name)
+            frame = pyogrio.read_dataframe(path, layer=layer_name, fid_as_index=True)
     except OGR_ERRORS as error:
         log.error(file, "", "", "a readable layer", str(error))
         return []
@@ -560,14 +561,43 @@ def _read_ogr(
         for field, dtype in zip(info["fields"], info["dtypes"], strict=True)
         if str(dtype).startswith(("int", "uint"))
     }
+    unreadable = _unreadable_blobs(path, layer_name, info, frame.index, geometries)
     pairs = []
-    for number, (record, geometry) in enumerate(
-        zip(frame.to_dict("records"), geometries, strict=True), start=1
+    for number, (fid, record, geometry) in enumerate(
+        zip(frame.index, frame.to_dict("records"), geometries, strict=True), start=1
     ):
         cells = {str(key): _plain(value, str(key) in integers) for key, value in record.items()}
-        raw = RawRecord(_row_spot(file, f"feature #{number}", cells), cells, geometry)
-        pairs.append((layer_name, raw))
+        spot = _row_spot(file, f"feature #{number}", cells)
+        if fid in unreadable:  # GDAL reads a corrupt blob as no geometry: say so, keep it out
+            expected = "a geometry GDAL can read (the row would be placed by its name instead)"
+            log.error(file, spot.where, "geometry", expected, "a corrupt geometry blob")
+            continue
+        pairs.append((layer_name, RawRecord(spot, cells, geometry)))
     return _tables(pairs, layer, log)
+
+
+def _unreadable_blobs(
+    path: Path, layer_name: str, info: dict[str, Any], fids: Any, geometries: list[Any]
+) -> set[Any]:
+    """The features of a GeoPackage layer whose geometry GDAL gave as none although the file
+    holds bytes for it (a corrupt blob); empty for other formats."""
+    empty = [fid for fid, geometry in zip(fids, geometries, strict=True) if geometry is None]
+    column, key = info.get("geometry_name"), info.get("fid_column")
+    if not empty or not column or not key or path.suffix.lower() != ".gpkg":
+        return set()
+    key, table, column = (_quoted(name) for name in (key, layer_name, column))
+    query = f"SELECT {key} FROM {table} WHERE {column} IS NOT NULL"
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
+            present = {row[0] for row in db.execute(query)}
+    except sqlite3.Error:
+        return set()
+    return set(empty) & present
+
+
+def _quoted(name: str) -> str:
+    """An SQL identifier in double quotes (a quote inside doubled): names come from the file."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _in_wgs84(frame: Any, file: str, crs: str, log: ProblemLog) -> Any:

@@ -149,3 +149,100 @@ def test_spreadsheet_csvs_are_read_and_what_was_guessed_is_said(
     for expected, problem in zip(warnings, said, strict=True):
         assert problem.startswith("warning: places.csv")
         assert expected in problem
+
+
+# --- what was once accepted silently --------------------------------------------------------
+
+KML = """<?xml version="1.0" encoding="UTF-8"?>
+<kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2">
+<Document>
+  <NetworkLink><name>Live</name><Link><href>http://example.invalid/feed.kml</href></Link></NetworkLink>
+  <Placemark><name>Track</name>
+    <gx:Track><when>2016-12-15T12:30:00Z</when><when>2016-12-15T13:00:00Z</when>
+      <gx:coord>37.15 36.18 0</gx:coord><gx:coord>37.10 36.15 0</gx:coord></gx:Track>
+  </Placemark>
+  <Placemark><name>Zone</name><MultiPolygon><coordinates>1,2</coordinates></MultiPolygon></Placemark>
+</Document></kml>"""
+
+
+def test_kml_tracks_are_read_and_what_is_not_is_named(tmp_path: Path) -> None:
+    from geo.errors import ProblemLog
+    from geo.readers import read_file
+
+    path = tmp_path / "tracks.kml"
+    path.write_text(KML, encoding="utf-8")
+    log = ProblemLog()
+    [table] = read_file(path, log=log)
+    assert [row.geometry.wkt for row in table.rows] == ["LINESTRING (37.15 36.18, 37.1 36.15)"]
+    said = [str(problem) for problem in log]
+    assert said[0].startswith("warning: tracks.kml, field 'NetworkLink': expected placemarks")
+    assert said[0].endswith("got 'http://example.invalid/feed.kml'")
+    assert said[1].endswith("or gx:Track, got 'MultiPolygon'")
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("Idlib\x00.exe", "text without control characters (this has U+0000)"),
+        ("\u202egnp.exe", "text without control characters (this has U+202E)"),
+        ("\u200b", "visible text (this is only zero-width or direction characters)"),
+    ],
+)
+def test_names_that_hide_what_they_are_are_refused_and_the_rest_kept(
+    name: str, expected: str, tmp_path: Path, shipped: Scenario
+) -> None:
+    path = tmp_path / "places.csv"
+    path.write_text(
+        "id,name,latitude,longitude,country_code,kind\n"
+        f"bad,{name},36.2,37.1,SY,town\ngood,Saraqib,35.8644,36.8006,SY,town\n",
+        encoding="utf-8",
+    )
+    prepared = importing.prepare(path, shipped)
+    assert [str(p) for p in prepared.problems] == [
+        f"places.csv, row 2 (id 'bad'), field 'name': expected {expected}, got {name!r}"
+    ]
+    assert [p.id for p in prepared.records["places"]] == ["good"]
+
+
+def test_columns_that_are_not_read_are_named(tmp_path: Path, shipped: Scenario) -> None:
+    path = tmp_path / "places.csv"
+    extra = [f"extra_{i}" for i in range(20_000)]
+    header = ["id", "name", "latitude", "longitude", "country_code", "kind", *extra]
+    row = ["p1", "Saraqib", "35.8644", "36.8006", "SY", "town", *([""] * len(extra))]
+    path.write_text(",".join(header) + "\n" + ",".join(row) + "\n", encoding="utf-8")
+    prepared = importing.prepare(path, shipped)
+    [warning] = [str(p) for p in prepared.problems]
+    assert warning.startswith("warning: places.csv: expected columns that places have (")
+    assert warning.endswith(
+        "got '20,000 others, not read: extra_0, extra_1, extra_2, extra_3, extra_4, extra_5, "
+        "extra_6, extra_7 and 19,992 more'"
+    )
+    assert prepared.accepted == 1
+
+
+def test_a_corrupt_geometry_blob_is_refused_not_placed_by_name(
+    tmp_path: Path, shipped: Scenario
+) -> None:
+    import sqlite3
+
+    import geopandas as gpd
+    import shapely
+
+    path = tmp_path / "places.gpkg"
+    points = [shapely.Point(36.63, 35.93), shapely.Point(36.72, 34.73), shapely.Point(36.8, 35.86)]
+    frame = gpd.GeoDataFrame(
+        {"name": ["Idlib", "Homs", "Saraqib"], "country_code": ["SY"] * 3, "kind": ["city"] * 3},
+        geometry=points,
+        crs="EPSG:4326",
+    )
+    frame.to_file(path, layer="places", engine="pyogrio")
+    with sqlite3.connect(path) as db:  # (the R-tree triggers need SpatiaLite's functions)
+        for (trigger,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"):
+            db.execute(f'DROP TRIGGER "{trigger}"')
+        db.execute("UPDATE places SET geom = x'4750000102030405' WHERE name != 'Saraqib'")
+    prepared = importing.prepare(path, shipped)
+    assert [(p.where, p.field, p.actual) for p in prepared.problems] == [
+        ("feature #1", "geometry", "a corrupt geometry blob"),
+        ("feature #2", "geometry", "a corrupt geometry blob"),
+    ]
+    assert [p.name for p in prepared.records["places"]] == ["Saraqib"]

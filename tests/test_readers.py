@@ -270,7 +270,7 @@ def test_kml_without_namespace_and_broken_kml(tmp_path: Path) -> None:
     (table,) = read_file(plain, log=log)
     assert (table.layer, len(table.rows)) == ("places", 1)
     assert [(p.where, p.expected) for p in log] == [
-        ("placemark #2 'Q'", "a Point, LineString, Polygon or MultiGeometry")
+        ("placemark #2 'Q'", "a Point, LineString, Polygon, MultiGeometry or gx:Track")
     ]
     broken = tmp_path / "broken.kml"
     broken.write_text("<kml><Placemark>", encoding="utf-8")

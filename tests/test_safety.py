@@ -347,3 +347,32 @@ def test_any_geojson_gives_records_or_problems(text: str) -> None:
     prepared = _prepare_text(text, ".geojson")
     assert prepared.rows >= prepared.accepted
     assert isinstance(_scenario_with("zones.geojson", text), Scenario | ValidationError)
+
+
+def kml_text() -> st.SearchStrategy[str]:
+    """KML documents with arbitrary geometry elements, coordinates and data."""
+    tag = st.sampled_from([
+        "Point", "LineString", "Polygon", "MultiGeometry", "gx:Track", "gx:MultiTrack",
+        "LinearRing", "MultiPolygon", "outerBoundaryIs",
+    ])  # fmt: skip
+    inner = st.text(alphabet="0123456789.,- \n<>/abcdefgxyz:", max_size=60)
+    element = st.builds(lambda t, body: f"<{t}><coordinates>{body}</coordinates></{t}>", tag, inner)
+    coord = st.builds(lambda body: f"<gx:coord>{body}</gx:coord>", inner)
+    placemark = st.builds(
+        lambda name, parts: f"<Placemark><name>{name}</name>{''.join(parts)}</Placemark>",
+        st.text(alphabet="abc <&>", max_size=10),
+        st.lists(element | coord, max_size=3),
+    )
+    return st.builds(
+        lambda marks: '<kml xmlns="http://www.opengis.net/kml/2.2" '
+        'xmlns:gx="http://www.google.com/kml/ext/2.2"><Document>'
+        + "".join(marks) + "</Document></kml>",
+        st.lists(placemark, max_size=3),
+    )  # fmt: skip
+
+
+@FUZZ
+@given(kml_text() | st.binary(max_size=200).map(lambda b: b.decode("latin-1")))
+def test_any_kml_gives_records_or_problems(text: str) -> None:
+    prepared = _prepare_text(text, ".kml")
+    assert prepared.rows >= prepared.accepted
