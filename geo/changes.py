@@ -82,8 +82,8 @@ def commit(
     lists them all and nothing is written.
     """
     for attempt in range(OPTIMISTIC_TRIES + 1):
-        locked = attempt == OPTIMISTIC_TRIES  # the last try reads under the lock too
-        with workspace.transaction() if locked else contextlib.nullcontext():
+        last = attempt == OPTIMISTIC_TRIES  # the last try holds the lock from read to write
+        with workspace.transaction() if last else contextlib.nullcontext():
             version = workspace.version()
             current = workspace.load(scenario_id)
             cells = _applied(_cells_by_kind(current), edits)
@@ -94,14 +94,19 @@ def commit(
             changes = _differences(current, scenario, edits, stamp)
             if not changes:
                 return changes
-            frame = _frame(changes)
+            if last:
+                _write(workspace, scenario, changes)
+                return changes
         with workspace.transaction():
-            if workspace.version() != version:
-                continue  # saved by someone else meanwhile: apply the edits to their state
-            workspace.save(scenario, append={CHANGES_LAYER: frame})
-            _dump(workspace, scenario)
-            return changes
-    raise AssertionError("unreachable: the last try holds the lock throughout")
+            if workspace.version() == version:  # else saved by someone else meanwhile: again
+                _write(workspace, scenario, changes)
+                return changes
+    raise AssertionError("unreachable: the last try returns")
+
+
+def _write(workspace: Workspace, scenario: Scenario, changes: list[Change]) -> None:
+    workspace.save(scenario, append={CHANGES_LAYER: _frame(changes)})
+    _dump(workspace, scenario)
 
 
 OPTIMISTIC_TRIES = 3

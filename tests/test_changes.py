@@ -234,3 +234,27 @@ def test_a_commit_checks_without_the_lock_and_keeps_what_another_saved_meanwhile
     by_id = {c.id: c for c in workspace.load("tiny").convoys}
     assert (by_id["c1"].buses, by_id["c2"].ambulances) == (Count(9, 9), Count(7, 7))
     assert sorted(c.who for c in changes.history(workspace, "tiny")) == ["me", "other"]
+
+
+def test_a_commit_that_loses_every_race_finally_writes_under_the_lock(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_load = Workspace.load
+    others: list[int] = []
+
+    def load_while_others_save(self: Workspace, scenario_id: str | None = None) -> Scenario:
+        found = real_load(self, scenario_id)
+        if self is workspace and not workspace._lock.is_locked:  # someone saves each time
+            others.append(len(others) + 1)
+            edit = changes.Edit("update", "convoys", "c2", {"ambulances": str(len(others))})
+            changes.commit(Workspace(workspace.path), "tiny", [edit], who="other")
+        return found
+
+    monkeypatch.setattr(Workspace, "load", load_while_others_save)
+    changes.commit(
+        workspace, "tiny", [changes.Edit("update", "convoys", "c1", {"buses": "9"})], who="me"
+    )
+    monkeypatch.undo()
+    assert others == [1, 2, 3]  # three optimistic tries lost; the fourth held the lock
+    by_id = {c.id: c for c in workspace.load("tiny").convoys}
+    assert (by_id["c1"].buses, by_id["c2"].ambulances) == (Count(9, 9), Count(3, 3))
