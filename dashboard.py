@@ -277,6 +277,7 @@ def sidebar(scenario: Scenario) -> MapView:
         [s.value for s in ConvoyStatus],
         default=[s.value for s in ConvoyStatus],
         format_func=words,
+        key="statuses",
     )
     organisations = sorted({c.organisation for c in scenario.convoys})
     chosen_orgs = bar.multiselect(
@@ -290,6 +291,7 @@ def sidebar(scenario: Scenario) -> MapView:
         [c.value for c in Confidence],
         default=[c.value for c in Confidence],
         format_func=words,
+        key="confidences",
     )
     event_types, event_days = event_filters(scenario)
     bar.subheader(t("Route risk"))

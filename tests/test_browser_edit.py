@@ -146,15 +146,16 @@ def test_a_convoy_edited_in_the_table_is_saved(
     # the convoys' grid (its accessible table names them), not another tab's, and an editor
     # that takes text (a read-only grid opens a disabled one; seen with the cores busy)
     grid = page.locator("[data-testid='stDataFrame']", has_text="convoy-2").filter(visible=True)
-    open_tab(page, "Edit convoys", grid.first)
-    grid = grid.first
     editor = page.locator("textarea:not([disabled])").filter(visible=True)
     for _ in range(5):  # the grid may be redrawn by a rerun just as it is clicked: try again
-        grid.wait_for(timeout=30_000)
-        page.wait_for_timeout(500)
-        box = grid.bounding_box()
+        # (again each time: arrow keys pressed while a tab has the focus switch tabs)
+        open_tab(page, "Edit convoys", grid.first)
+        settled(page)
+        box = grid.first.bounding_box()
         assert box is not None
         page.mouse.click(box["x"] + 30, box["y"] + ROW_PX * (row + 1) + ROW_PX / 2)
+        if not grid.first.evaluate("g => g.contains(document.activeElement)"):
+            continue  # the click did not reach the grid: no key is pressed elsewhere
         for _ in range(column):
             page.keyboard.press("ArrowRight")
         page.keyboard.press("Enter")  # opens the cell's editor

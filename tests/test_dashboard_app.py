@@ -516,3 +516,18 @@ def test_an_unknown_language_in_a_link_falls_back_to_english(
     assert (app.radio(key="language").value, app.radio(key="labels").value) == ("en", "en")
     assert "lang" not in app.query_params
     assert "labels" not in app.query_params
+
+
+def test_switching_language_keeps_the_filters_the_layers_and_the_moment(
+    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = opened_with(shipped_workspace, monkeypatch)
+    app.multiselect(key="statuses").set_value(["arrived"]).run()
+    app.checkbox(key="layer:routes").uncheck().run()
+    app.select_slider(key="at").set_value(utc(16)).run()
+    app.radio(key="language").set_value("ar").run()
+    app.radio(key="labels").set_value("both").run()
+    assert not app.exception
+    assert app.multiselect(key="statuses").value == ["arrived"]
+    assert app.checkbox(key="layer:routes").value is False
+    assert app.select_slider(key="at").value == utc(16)
