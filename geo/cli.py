@@ -213,9 +213,12 @@ def _import_file(args: argparse.Namespace, workspace: Any) -> int:
 
         write_text(args.report, prepared.report_csv())
     print(prepared.summary())
-    if prepared.accepted and not args.dry_run:
+    if prepared.writes and not args.dry_run:
         importing.commit_import(workspace, scenario.id, prepared, who=args.who)
-        print(f"{workspace.path}: added {prepared.accepted} records to {scenario.id!r}")
+        done = prepared.done.replace("Added", "added", 1)
+        print(f"{workspace.path}: {done} to {scenario.id!r}")
+    elif prepared.accepted and not args.dry_run:
+        print(f"{workspace.path}: nothing to write, every valid row is in {scenario.id!r} already")
     return 1 if prepared.rejected or not prepared.accepted else 0
 
 

@@ -7,7 +7,7 @@ import io
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -72,12 +72,40 @@ class Prepared:
     """Rows whose latitude and longitude look swapped (a warning; see `Options.swap`)."""
     named_places: int = 0
     """New places made from names in other rows (a convoy's origin …), among records["places"]."""
+    revised: tuple[Any, ...] = ()
+    """Events already in the scenario that the file gives differently (a newer export): they
+    replace the scenario's, each change logged."""
+    unchanged: int = 0
+    """Events already in the scenario that the file gives as they are (left alone)."""
 
     @property
     def accepted(self) -> int:
-        """The file's rows that became records (places made from names not counted)."""
+        """The file's valid rows: new records (places made from names not counted), revised
+        events and unchanged ones."""
         made = sum(len(records) for name, records in self.records.items() if name != "sources")
-        return made - self.named_places
+        return made - self.named_places + len(self.revised) + self.unchanged
+
+    @property
+    def action(self) -> str:
+        """What committing would do, in words: 'Add 3 valid record(s)', or with a newer export
+        of known events 'Add 1 and update 1 record(s) (10 unchanged)'."""
+        return self._said("Add", "valid record(s)", "update")
+
+    @property
+    def done(self) -> str:
+        """What committing did, in words: 'Added 3 record(s)' …"""
+        return self._said("Added", "record(s)", "updated")
+
+    def _said(self, add: str, records: str, update: str) -> str:
+        if not self.revised and not self.unchanged:
+            return f"{add} {self.accepted} {records}"
+        new, kept = self.accepted - len(self.revised) - self.unchanged, self.unchanged
+        return f"{add} {new} and {update} {len(self.revised)} record(s) ({kept} unchanged)"
+
+    @property
+    def writes(self) -> bool:
+        """Whether committing would change anything."""
+        return self.accepted - self.unchanged > 0
 
     def report_csv(self) -> str:
         """Every problem as CSV (file, where, field, expected, actual, severity)."""
@@ -95,9 +123,15 @@ class Prepared:
         counts = ", ".join(f"{len(v)} {k}" for k, v in self.records.items() if v and k != "sources")
         made = f", {self.named_places} of them places named in rows" if self.named_places else ""
         warnings = sum(p.severity == "warning" for p in self.problems)
+        again = (
+            f"; {len(self.revised)} events updated, {self.unchanged} unchanged"
+            if self.revised or self.unchanged
+            else ""
+        )
         return (
             f"{self.file}: {self.accepted} of {self.rows} rows valid "
-            f"({counts or 'nothing'}{made}); {len(self.rejected)} rejected, {warnings} warning(s)"
+            f"({counts or 'nothing'}{made}{again}); {len(self.rejected)} rejected, "
+            f"{warnings} warning(s)"
         )
 
 
@@ -146,6 +180,8 @@ def prepare(
         context.added(layer, built)
         records[layer] = built
     records["places"] = [*context.new_places, *records["places"]]
+    records["events"], revised, unchanged = _revisions(records["events"], scenario)
+    _warn_vanished(records["events"] + revised, unchanged, scenario, label, log)
     problems = tuple(log)
     return Prepared(
         file=label,
@@ -158,6 +194,8 @@ def prepare(
             p.where for p in problems if p.severity == "warning" and SWAPPED in p.expected
         ),
         named_places=len(context.new_places),
+        revised=tuple(revised),
+        unchanged=len(unchanged),
     )
 
 
@@ -173,8 +211,56 @@ def commit_import(
             if kind.geometry:
                 cells["geometry"] = record.geometry
             edits.append(Edit("add", name, record.id, cells))
+    for event in prepared.revised:
+        cells = {k: v for k, v in s.to_cells(event, s.EVENTS).items() if k != "id"}
+        edits.append(Edit("update", "events", event.id, cells))
     note = f"import of {prepared.file} ({prepared.accepted} records)"
     return changes.commit(workspace, scenario_id, edits, who=who, note=note)
+
+
+# --- a newer export of the same events ----------------------------------------------------
+
+
+def _revisions(events: list[Any], scenario: Scenario) -> tuple[list[Any], list[Any], list[Any]]:
+    """The file's events split into new ones, revised ones (an id the scenario has, with other
+    facts) and unchanged ones; which source cites an event does not count as a fact."""
+    earlier = {event.id: event for event in scenario.events}
+    new, revised, unchanged = [], [], []
+    for event in events:
+        before = earlier.get(event.id)
+        if before is None:
+            new.append(event)
+        elif replace(event, source=before.source) == before:
+            unchanged.append(event)
+        else:
+            revised.append(event)
+    return new, revised, unchanged
+
+
+VANISHED_SHOWN = 10
+
+
+def _warn_vanished(
+    given: list[Any], unchanged: list[Any], scenario: Scenario, file: str, log: ProblemLog
+) -> None:
+    """Events of the scenario that a newer export of the same countries and dates no longer
+    has (ACLED deletes some on review): named in a warning, and kept."""
+    present = given + unchanged
+    if not present or not scenario.events:
+        return
+    ids = {event.id for event in present}
+    countries = {event.country for event in present}
+    first, last = min(e.date for e in present), max(e.date for e in present)
+    gone = [
+        event.id
+        for event in scenario.events
+        if event.id not in ids and event.country in countries and first <= event.date <= last
+    ]
+    if gone:
+        shown = ", ".join(gone[:VANISHED_SHOWN]) + (" …" if len(gone) > VANISHED_SHOWN else "")
+        where = ", ".join(sorted(countries))
+        expected = f"every event the scenario has for {where} from {first} to {last}"
+        log.warn(file, "", "id", expected, f"{len(gone):,} no longer in this file (kept): {shown}")
 
 
 # --- filling in what a file leaves blank --------------------------------------------------
@@ -242,7 +328,7 @@ class _Context:
         if not isinstance(cells["id"], str | int):
             log.error(raw.spot.file, raw.spot.where, "id", "a text or a whole number", cells["id"])
             return None
-        if cells["id"] in self.existing.get(layer, set()):
+        if cells["id"] in self.existing.get(layer, set()) and layer != "events":
             expected = f"an id not already in the scenario's {layer} (nothing is overwritten)"
             log.error(raw.spot.file, raw.spot.where, "id", expected, cells["id"])
             return None

@@ -89,8 +89,8 @@ def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
         if st.button(label, key="import_swap_button"):
             ss.import_swap = frozenset(prepared.swappable)
             st.rerun()
-    if st.button(f"Add {prepared.accepted} valid record(s) to {scenario.id}",
-                 disabled=not prepared.accepted, key="import_commit", type="primary"):  # fmt: skip
+    if st.button(f"{prepared.action} to {scenario.id}",
+                 disabled=not prepared.writes, key="import_commit", type="primary"):  # fmt: skip
         try:
             importing.commit_import(workspace, scenario.id, prepared, who=user)
         except CorridorError as error:
@@ -98,7 +98,7 @@ def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
             return
         ss.pop("prepared_key", None)
         ss.pop("import_swap", None)
-        st.success(f"Added {prepared.accepted} record(s) from {prepared.file}; undo below.")
+        st.success(f"{prepared.done} from {prepared.file}; undo below.")
 
 
 def prepare_upload(

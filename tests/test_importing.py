@@ -279,3 +279,44 @@ def test_a_zip_that_unpacks_past_the_limit_is_refused_at_once(
     )
     assert prepared.accepted == 0
     assert seconds < 2, seconds
+
+
+def test_a_newer_acled_export_adds_updates_and_reports_what_vanished(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """ACLED revises its data every week: importing the newer export adds its new events,
+    updates the revised ones (logged, so undo works), leaves the rest, and names the events it
+    no longer has without deleting them."""
+    first = importing.prepare(IMPORTS / "acled.csv", workspace.load("tiny"))
+    importing.commit_import(workspace, "tiny", first, who="week 1")
+    rows = list(csv.DictReader(io.StringIO((IMPORTS / "acled.csv").read_text(encoding="utf-8"))))
+    revised_id, vanished_id = rows[0]["event_id_cnty"], rows[1]["event_id_cnty"]
+    rows[0]["fatalities"] = str(int(rows[0]["fatalities"]) + 3)  # revised
+    del rows[1]  # deleted by ACLED on review
+    rows.append({**rows[-1], "event_id_cnty": "SYR999999", "notes": "Test data: a new event"})
+    newer = tmp_path / "acled-week2.csv"
+    with newer.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    before = {e.id: e for e in workspace.load("tiny").events}
+    second = importing.prepare(newer, workspace.load("tiny"))
+    assert ([e.id for e in second.records["events"]], [e.id for e in second.revised]) == (
+        ["SYR999999"],
+        [revised_id],
+    )
+    assert second.unchanged == len(rows) - 2
+    assert "(1 events; 1 events updated, 10 unchanged)" in second.summary()
+    assert second.action == "Add 1 and update 1 record(s) (10 unchanged)"
+    [warning] = [str(p) for p in second.problems if p.field == "id"]
+    assert warning.endswith(f"got '1 no longer in this file (kept): {vanished_id}'")
+    importing.commit_import(workspace, "tiny", second, who="week 2")
+    after = {e.id: e for e in workspace.load("tiny").events}
+    assert after[revised_id].fatalities == before[revised_id].fatalities + 3
+    assert vanished_id in after
+    assert "SYR999999" in after
+    assert len(after) == len(before) + 1
+    changes.undo(workspace, "tiny", who="week 2")
+    assert {e.id: e.fatalities for e in workspace.load("tiny").events} == {
+        i: e.fatalities for i, e in before.items()
+    }
