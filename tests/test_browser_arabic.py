@@ -45,12 +45,13 @@ def test_an_arabic_link_opens_right_to_left_and_english_comes_back_with_one_clic
 ) -> None:
     page.goto(f"{server}/?lang=ar&labels=both", wait_until="domcontentloaded")
     page.locator(SIDEBAR).get_by_text("الطبقات").wait_for(timeout=60_000)
-    assert sidebar_direction(page) == "rtl"
+    wait_until(page, lambda: sidebar_direction(page) == "rtl", "the sidebar right to left")
     wait_until(page, lambda: "Aleppo\nحلب" in map_labels(page), "Aleppo and حلب on the map")
 
     page.locator(SIDEBAR).get_by_text("English", exact=True).click()
     page.locator(SIDEBAR).get_by_text("Layers", exact=True).wait_for(timeout=30_000)
     wait_until(page, lambda: url_param(page, "lang") is None, "the URL to drop lang=ar")
+    wait_until(page, lambda: sidebar_direction(page) == "ltr", "the sidebar left to right")
     for _ in range(12):  # watched for three seconds: the choice holds, the names stay
         assert sidebar_direction(page) == "ltr"
         assert url_param(page, "lang") is None
