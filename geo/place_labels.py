@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from collections import defaultdict
@@ -13,6 +12,7 @@ from rapidfuzz import fuzz
 
 from geo import names
 from geo.gazetteer import CURATED_ID, Gazetteer
+from geo.geocoding import haversine_km
 from geo.records import Place
 
 
@@ -180,14 +180,8 @@ def _undotted(text: str) -> str:
 
 
 def _km(place: Place, gazetteer: Gazetteer, entry: int) -> float:
-    lat1, lon1 = math.radians(place.latitude), math.radians(place.longitude)
-    lat2 = math.radians(float(gazetteer.latitudes[entry]))
-    lon2 = math.radians(float(gazetteer.longitudes[entry]))
-    a = (
-        math.sin((lat2 - lat1) / 2) ** 2
-        + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
-    )
-    return 6371.0 * 2 * math.asin(math.sqrt(a))
+    latitudes, longitudes = gazetteer.latitudes, gazetteer.longitudes
+    return float(haversine_km(place.latitude, place.longitude, latitudes[entry], longitudes[entry]))
 
 
 def label(name: str, arabic: str, language: LabelLanguage | str) -> str:
