@@ -209,27 +209,37 @@ def test_two_processes_editing_at_once_both_keep_their_edits(workspace: Workspac
     )
 
 
+def commit_while_others_save(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch, ambulances: list[str]
+) -> list[bool]:
+    """Commit 'c1 buses = 9' while, after each unlocked read of it, another session saves
+    'c2 ambulances = <next value>' (until the values run out); whether each read held the lock."""
+    real_load = Workspace.load
+    loads: list[bool] = []
+    pending = list(ambulances)
+
+    def load_while_others_save(self: Workspace, scenario_id: str | None = None) -> Scenario:
+        found = real_load(self, scenario_id)
+        if self is workspace:
+            loads.append(workspace._lock.is_locked)
+            if pending and not workspace._lock.is_locked:
+                edit = changes.Edit("update", "convoys", "c2", {"ambulances": pending.pop(0)})
+                changes.commit(Workspace(workspace.path), "tiny", [edit], who="other")
+        return found
+
+    monkeypatch.setattr(Workspace, "load", load_while_others_save)
+    edit = changes.Edit("update", "convoys", "c1", {"buses": "9"})
+    changes.commit(workspace, "tiny", [edit], who="me")
+    monkeypatch.undo()
+    return loads
+
+
 def test_a_commit_checks_without_the_lock_and_keeps_what_another_saved_meanwhile(
     workspace: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The edits are read and checked without the lock; when another session saves before
     they are written, they are applied again to what it saved, and both stay."""
-    real_load = Workspace.load
-    loads: list[bool] = []
-
-    def load_while_another_saves(self: Workspace, scenario_id: str | None = None) -> Scenario:
-        found = real_load(self, scenario_id)
-        loads.append(workspace._lock.is_locked)
-        if len(loads) == 1:  # another session saves between this read and the write
-            edit = changes.Edit("update", "convoys", "c2", {"ambulances": "7"})
-            changes.commit(Workspace(workspace.path), "tiny", [edit], who="other")
-        return found
-
-    monkeypatch.setattr(Workspace, "load", load_while_another_saves)
-    changes.commit(
-        workspace, "tiny", [changes.Edit("update", "convoys", "c1", {"buses": "9"})], who="me"
-    )
-    monkeypatch.undo()
+    loads = commit_while_others_save(workspace, monkeypatch, ["7"])
     assert loads[0] is False  # read without the lock
     by_id = {c.id: c for c in workspace.load("tiny").convoys}
     assert (by_id["c1"].buses, by_id["c2"].ambulances) == (Count(9, 9), Count(7, 7))
@@ -239,22 +249,8 @@ def test_a_commit_checks_without_the_lock_and_keeps_what_another_saved_meanwhile
 def test_a_commit_that_loses_every_race_finally_writes_under_the_lock(
     workspace: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_load = Workspace.load
-    others: list[int] = []
-
-    def load_while_others_save(self: Workspace, scenario_id: str | None = None) -> Scenario:
-        found = real_load(self, scenario_id)
-        if self is workspace and not workspace._lock.is_locked:  # someone saves each time
-            others.append(len(others) + 1)
-            edit = changes.Edit("update", "convoys", "c2", {"ambulances": str(len(others))})
-            changes.commit(Workspace(workspace.path), "tiny", [edit], who="other")
-        return found
-
-    monkeypatch.setattr(Workspace, "load", load_while_others_save)
-    changes.commit(
-        workspace, "tiny", [changes.Edit("update", "convoys", "c1", {"buses": "9"})], who="me"
-    )
-    monkeypatch.undo()
+    loads = commit_while_others_save(workspace, monkeypatch, ["1", "2", "3"])
+    others = [n for n, locked in enumerate(loads, start=1) if not locked]
     assert others == [1, 2, 3]  # three optimistic tries lost; the fourth held the lock
     by_id = {c.id: c for c in workspace.load("tiny").convoys}
     assert (by_id["c1"].buses, by_id["c2"].ambulances) == (Count(9, 9), Count(3, 3))
