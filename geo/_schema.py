@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import zoneinfo
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
@@ -313,6 +314,25 @@ def build(kind: Kind, raws: Sequence[RawRecord], known: Known, log: ProblemLog) 
     return records
 
 
+def recheck(kind: Kind, records: Sequence[Any], known: Known, file: str, log: ProblemLog) -> bool:
+    """Check records built earlier (an import's, checked against the scenario it read) against
+    the ids known now: only their references can have gone stale. Logs each problem (at
+    ``id …`` in `file`); True when none."""
+    fields = [spec for spec in kind.fields(known) if isinstance(spec.parse, f.Reference)]
+    ok = True
+    for record in records:
+        for spec in fields:
+            value = _cell(getattr(record, spec.key))
+            if value is None or value == "":
+                continue
+            try:
+                spec.parse(value)
+            except f.FieldError as error:
+                log.error(file, f"id {record.id!r}", spec.name, str(error), value)
+                ok = False
+    return ok
+
+
 def _geometry_ok(kind: Kind, raw: RawRecord, log: ProblemLog) -> bool:
     if not kind.geometry:
         return True
@@ -364,7 +384,29 @@ def raw_ids(raws: Iterable[RawRecord]) -> set[str]:
 
 def to_cells(record: Record, kind: Kind) -> dict[str, Any]:
     """A record as cells keyed by field name: text, numbers, and datetimes/dates as they are."""
-    return {name: _cell(getattr(record, key)) for name, key in _cell_keys(kind)}
+    if _MADE is not None:
+        made = _MADE.get(id(record))
+        if made is not None and made[0] is record:
+            return dict(made[1])
+    cells = {name: _cell(getattr(record, key)) for name, key in _cell_keys(kind)}
+    if _MADE is not None:
+        _MADE[id(record)] = (record, cells)
+    return dict(cells) if _MADE is not None else cells
+
+
+_MADE: dict[int, tuple[Any, dict[str, Any]]] | None = None
+
+
+@contextlib.contextmanager
+def cells_kept() -> Iterator[None]:
+    """Within this block, each record's cells are made once (a large import's commit made
+    them four times: for the log, the workspace, the dump and the check)."""
+    global _MADE
+    outer, _MADE = _MADE, {} if _MADE is None else _MADE
+    try:
+        yield
+    finally:
+        _MADE = outer
 
 
 _CELL_KEYS: dict[Kind, list[tuple[str, str]]] = {}

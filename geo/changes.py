@@ -7,7 +7,7 @@ import json
 import math
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -44,6 +44,9 @@ class Edit:
     layer: str
     record_id: str
     cells: dict[str, Any] = field(default_factory=dict)
+    record: Any = field(default=None, compare=False, repr=False)
+    """For an add: the record these cells were built into and checked as (an import's); only
+    its references are checked again, against the ids the workspace holds when it is written."""
 
 
 @dataclass(frozen=True)
@@ -86,27 +89,30 @@ def commit(
         with workspace.transaction() if last else contextlib.nullcontext():
             version = workspace.version()
             current = workspace.load(scenario_id)
-            cells = _applied(_cells_by_kind(current), edits)
             subject = f"{workspace.path} (scenario {scenario_id!r})"
-            scenario = _rebuild(current, cells, subject=subject)
+            edited = _edited(current, edits, subject=subject)
             stamp = _Stamp(uuid.uuid4().hex[:12], datetime.now(UTC).replace(microsecond=0),
                            who, scenario_id, note, undoes)  # fmt: skip
-            changes = _differences(current, scenario, edits, stamp)
+            changes = _differences(edited, edits, stamp)
             if not changes:
                 return changes
             if last:
-                _write(workspace, scenario, changes)
+                _write(workspace, edited, changes)
                 return changes
         with workspace.transaction():
             if workspace.version() == version:  # else saved by someone else meanwhile: again
-                _write(workspace, scenario, changes)
+                _write(workspace, edited, changes)
                 return changes
     raise AssertionError("unreachable: the last try returns")
 
 
-def _write(workspace: Workspace, scenario: Scenario, changes: list[Change]) -> None:
-    workspace.save(scenario, append={CHANGES_LAYER: _frame(changes)})
-    _dump(workspace, scenario)
+def _write(workspace: Workspace, edited: _Edited, changes: list[Change]) -> None:
+    log = {CHANGES_LAYER: _frame(changes)}
+    if edited.whole:
+        workspace.save(edited.scenario, append=log)
+    else:
+        workspace.write_records(edited.scenario, edited.put(), edited.dropped(), append=log)
+    _dump(workspace, edited.scenario, edited.layers())
 
 
 OPTIMISTIC_TRIES = 3
@@ -228,6 +234,150 @@ class _Stamp:
         )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class _Edited:
+    """A scenario after edits, with the records the edits touched before and after (None:
+    absent), by layer and id."""
+
+    scenario: Scenario
+    before: dict[str, dict[str, Any]]
+    after: dict[str, dict[str, Any]]
+    whole: bool = False
+    """Rebuilt and to be written whole (a record others may refer to was deleted)."""
+    given: dict[tuple[str, Any], dict[str, Any]] = field(default_factory=dict)
+    """The cells of added records that came built (an import's), by (layer, id)."""
+
+    def put(self) -> dict[str, list[Any]]:
+        """The records to write, by layer: added and updated ones."""
+        return {
+            layer: [record for record in rows.values() if record is not None]
+            for layer, rows in self.after.items()
+        }
+
+    def dropped(self) -> dict[str, set[str]]:
+        """The ids to remove first, by layer: updated and deleted records."""
+        return {
+            layer: {rid for rid, record in rows.items() if record is not None}
+            for layer, rows in self.before.items()
+        }
+
+    def layers(self) -> set[str]:
+        return {layer for layer, rows in self.after.items() if rows}
+
+    def rows(self, records: dict[str, dict[str, Any]]) -> dict[str, dict[Any, dict[str, Any]]]:
+        """The cells of these records, by layer and id."""
+        found: dict[str, dict[Any, dict[str, Any]]] = {name: {} for name in KINDS}
+        for layer, by_id in records.items():
+            for record_id, record in by_id.items():
+                if record is None:
+                    continue
+                given = self.given.get((layer, record_id)) if records is self.after else None
+                found[layer][record_id] = given or _cells(record, KINDS[layer])
+        return found
+
+
+REFERRED = frozenset({s.SOURCES.name, s.PLACES.name, s.CONVOYS.name})
+"""Layers whose records others name: deleting one rebuilds and checks the whole scenario."""
+
+
+def _edited(current: Scenario, edits: Sequence[Edit], *, subject: str) -> _Edited:
+    """The scenario after the edits, checked by the same rules as a scenario folder.
+
+    Only the records the edits touch are built again (the rest were checked when written),
+    and an import's records only have their references checked; a deletion from a layer
+    others refer to checks every record again.
+    """
+    records = {name: {r.id: r for r in getattr(current, name)} for name in KINDS}
+    work: dict[str, dict[Any, dict[str, Any]]] = {name: {} for name in KINDS}
+    seen: dict[tuple[str, Any], None] = {}  # in the edits' order: added records go last
+    checked: dict[tuple[str, Any], Any] = {}
+    given_cells: dict[tuple[str, Any], dict[str, Any]] = {}
+    for edit in edits:
+        key = (edit.layer, edit.record_id)
+        if key not in seen and edit.record_id in records.get(edit.layer, {}):
+            work[edit.layer][edit.record_id] = _cells(records[edit.layer][edit.record_id],
+                                                      KINDS[edit.layer])  # fmt: skip
+        seen[key] = None
+        _apply(edit, work)
+        checked.pop(key, None)
+        if edit.action == "add" and edit.record is not None:
+            checked[key] = edit.record
+            given_cells[key] = {**edit.cells, "id": edit.record_id}
+    touched = {key: work[key[0]].get(key[1]) for key in seen}
+    if any(rid in records[layer] for (layer, rid), row in touched.items() if row is None
+           and layer in REFERRED):  # fmt: skip
+        return _whole(current, edits, subject=subject)
+    return _built(current, records, touched, checked, given_cells, subject=subject)
+
+
+def _built(
+    current: Scenario,
+    records: dict[str, dict[Any, Any]],
+    touched: dict[tuple[str, Any], dict[str, Any] | None],
+    checked: dict[tuple[str, Any], Any],
+    given_cells: dict[tuple[str, Any], dict[str, Any]],
+    *,
+    subject: str,
+) -> _Edited:
+    ids = {name: set(records[name]) for name in REFERRED}
+    for (layer, rid), row in touched.items():
+        if layer in ids:
+            (ids[layer].add if row is not None else ids[layer].discard)(rid)
+    known = s.Known(sources=ids["sources"], places=ids["places"], convoys=ids["convoys"])
+    log = ProblemLog()
+    after: dict[str, dict[Any, Any]] = {name: {} for name in KINDS}
+    by_layer: dict[str, list[tuple[Any, dict[str, Any] | None]]] = {name: [] for name in KINDS}
+    for (layer, rid), row in touched.items():
+        by_layer[layer].append((rid, row))
+    for name, kind in KINDS.items():
+        rows = by_layer[name]
+        raws = [
+            _raw(name, row) for rid, row in rows if row is not None and (name, rid) not in checked
+        ]
+        for record in s.build(kind, raws, known, log):
+            after[name][record.id] = record
+        prebuilt = [checked[(name, rid)] for rid, row in rows if (name, rid) in checked]
+        s.recheck(kind, prebuilt, known, f"edit of {name}", log)
+        after[name].update({record.id: record for record in prebuilt})
+        after[name].update({rid: None for rid, row in rows if row is None})
+    log.raise_if_errors(subject)
+    before = {name: {rid: records[name].get(rid) for rid in rows} for name, rows in after.items()}
+    layers = {}
+    for name, by_id in records.items():
+        kept = [after[name].get(rid, record) for rid, record in by_id.items()]
+        added = [record for rid, record in after[name].items() if rid not in by_id]
+        layers[name] = tuple(record for record in (*kept, *added) if record is not None)
+    given = {key: given_cells[key] for key in checked if key in given_cells}
+    return _Edited(replace(current, **layers), before, after, given=given)  # type: ignore[arg-type]
+
+
+def _whole(current: Scenario, edits: Sequence[Edit], *, subject: str) -> _Edited:
+    """The edits applied to every record's cells and the whole scenario checked again."""
+    scenario = _rebuild(current, _applied(_cells_by_kind(current), edits), subject=subject)
+    wanted: dict[str, set[Any]] = {}
+    for edit in edits:
+        wanted.setdefault(edit.layer, set()).add(edit.record_id)
+    before = _records_by_id(current, wanted)
+    after = _records_by_id(scenario, wanted)
+    return _Edited(scenario, before, after, whole=True)
+
+
+def _records_by_id(scenario: Scenario, wanted: dict[str, set[Any]]) -> dict[str, dict[Any, Any]]:
+    found: dict[str, dict[Any, Any]] = {}
+    for name, ids in wanted.items():
+        if name in KINDS:
+            present = {r.id: r for r in getattr(scenario, name) if r.id in ids}
+            found[name] = {rid: present.get(rid) for rid in ids}
+    return found
+
+
+def _cells(record: Any, kind: s.Kind) -> dict[str, Any]:
+    row = s.to_cells(record, kind)
+    if kind.geometry:
+        row["geometry"] = record.geometry
+    return row
+
+
 def _applied(
     cells: dict[str, list[dict[str, Any]]], edits: Sequence[Edit]
 ) -> dict[str, list[dict[str, Any]]]:
@@ -261,14 +411,9 @@ def _apply(edit: Edit, by_id: dict[str, dict[Any, dict[str, Any]]]) -> None:
         found[name] = value
 
 
-def _differences(
-    before: Scenario, after: Scenario, edits: Sequence[Edit], stamp: _Stamp
-) -> list[Change]:
+def _differences(edited: _Edited, edits: Sequence[Edit], stamp: _Stamp) -> list[Change]:
     """The log rows: each record's cells before and after, as stored (normalised) values."""
-    wanted: dict[str, set[Any]] = {}
-    for edit in edits:
-        wanted.setdefault(edit.layer, set()).add(edit.record_id)
-    old_rows, new_rows = _rows_by_id(before, wanted), _rows_by_id(after, wanted)
+    old_rows, new_rows = edited.rows(edited.before), edited.rows(edited.after)
     changes = []
     for edit in edits:
         old = _jsonable(old_rows[edit.layer].get(edit.record_id))
@@ -342,10 +487,17 @@ def _raw(name: str, row: dict[str, Any]) -> s.RawRecord:
     return s.RawRecord(Spot(f"edit of {name}", f"id {row.get('id')!r}"), values, geometry)
 
 
-def _dump(workspace: Workspace, scenario: Scenario) -> None:
-    """Keep the scenario's new state as a folder too: the way back if the file is ever lost."""
+def _dump(workspace: Workspace, scenario: Scenario, layers: set[str] | None = None) -> None:
+    """Keep the scenario's new state as a folder too: the way back if the file is ever lost.
+
+    Only the files of the `layers` changed are written again (all when None or when the
+    folder is not there yet).
+    """
+    folder = dump_folder(workspace, scenario.id)
     try:
-        write_scenario(scenario, dump_folder(workspace, scenario.id))
+        write_scenario(
+            scenario, folder, kinds=layers if (folder / "scenario.toml").is_file() else None
+        )
     except OSError as error:
         raise WorkspaceError(
             f"{workspace.path}: the change was saved but its dump could not be written ({error})"
@@ -391,7 +543,7 @@ def _check_unchanged(scenario: Scenario, batch: Iterable[Change]) -> None:
 def _jsonable(value: Any) -> Any:
     """A cell (or row of cells) as JSON-ready values: text, numbers, lists and dicts."""
     if isinstance(value, dict):
-        return {key: _jsonable(item) for key, item in value.items()}
+        return {k: v if type(v) in _PLAIN else _jsonable(v) for k, v in value.items()}
     if isinstance(value, BaseGeometry):  # coordinates as lists, as the log reads them back
         return _jsonable(dict(mapping(value)))
     if isinstance(value, datetime):
@@ -408,6 +560,9 @@ def _jsonable(value: Any) -> Any:
         value = value.item()
     return json.loads(json.dumps(value))
 
+
+_PLAIN = frozenset({str, int, bool, type(None)})
+"""Cell types that are JSON as they are (tested by exact type, in a row's loop)."""
 
 COLUMNS = ("batch", "at", "who", "scenario_id", "action", "layer", "record_id", "field", "old",
            "new", "note", "undoes")  # fmt: skip

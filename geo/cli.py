@@ -64,6 +64,13 @@ def _parser() -> argparse.ArgumentParser:
         help="(a file) swap latitude and longitude in rows flagged as swapped",
     )
     load.add_argument("--report", type=Path, help="(a file) write every problem to this CSV")
+    load.add_argument(
+        "--max-mb",
+        type=float,
+        default=CLI_MAX_MB,
+        help=f"(a file) the largest file read, in MB (default {CLI_MAX_MB:g}; the dashboard's "
+        "uploads stop at 20)",
+    )
     load.add_argument("--dry-run", action="store_true", help="(a file) check only; add nothing")
     load.add_argument("--who", default=_user(), help="your name, for the change log")
     load.set_defaults(command=_import)
@@ -201,10 +208,11 @@ def _import_file(args: argparse.Namespace, workspace: Any) -> int:
         if not equals or not field.strip():
             raise CorridorError(f"--set: expected FIELD=VALUE, got {item!r}")
         defaults[field.strip()] = value.strip()
-    options = importing.Options(layer=args.layer, defaults=defaults)
+    largest = int(args.max_mb * 2**20)
+    options = importing.Options(layer=args.layer, defaults=defaults, max_bytes=largest)
     prepared = importing.prepare(args.path, scenario, options=options, who=args.who)
     if args.swap_flagged and prepared.swappable:
-        options = importing.Options(args.layer, defaults, frozenset(prepared.swappable))
+        options = importing.Options(args.layer, defaults, frozenset(prepared.swappable), largest)
         prepared = importing.prepare(args.path, scenario, options=options, who=args.who)
     for problem in prepared.problems:
         print(problem)
@@ -231,6 +239,9 @@ def _user() -> str:
         return "command line"
 
 
+CLI_MAX_MB = 1024.0
+"""The largest file `import` reads by default: a user's own file on their own machine (an
+ACLED export of 1,000,000 events is about 300 MB)."""
 IMPORT_LAYERS = ["places", "convoys", "figures", "routes", "zones", "events"]
 
 

@@ -50,11 +50,16 @@ class Options:
         for traced zones; convoy for a GPS track; status for a convoy list).
     swap
         Rows (their ``where``, as reported) whose latitude and longitude are to be swapped.
+    max_bytes
+        The largest file read.
     """
 
     layer: str | None = None
     defaults: Mapping[str, str] = field(default_factory=dict)
     swap: frozenset[str] = frozenset()
+    max_bytes: int = MAX_UPLOAD_BYTES
+    """The largest file read (a zip may hold four times this once unpacked): the browser's
+    upload limit unless a command line reading the user's own file says more."""
 
 
 @dataclass(frozen=True)
@@ -156,14 +161,13 @@ def prepare(
     label = name or path.name
     log = ProblemLog()
     size = path.stat().st_size if path.is_file() else 0
-    if size > MAX_UPLOAD_BYTES:
-        expected = f"a file of at most {MAX_UPLOAD_BYTES // 2**20} MB"
+    if size > options.max_bytes:
+        expected = f"a file of at most {options.max_bytes / 2**20:g} MB"
         log.error(label, "", "", expected, f"{size / 2**20:.1f} MB")
         tables = []
     else:
-        tables = readers.read_file(
-            path, log=log, name=label, layer=options.layer, limits=UNZIPPED_LIMITS
-        )
+        limits = replace(UNZIPPED_LIMITS, max_total_bytes=4 * options.max_bytes)
+        tables = readers.read_file(path, log=log, name=label, layer=options.layer, limits=limits)
     source = _source(label, scenario, who)
     context = _Context(scenario, source.id, label, options, geocoder)
     raws: dict[str, list[s.RawRecord]] = {layer: [] for layer in ORDER}
@@ -203,6 +207,13 @@ def commit_import(
     workspace: Workspace, scenario_id: str, prepared: Prepared, *, who: str
 ) -> list[changes.Change]:
     """Add a prepared file's valid records to the workspace in one logged transaction."""
+    with s.cells_kept():
+        return _commit_import(workspace, scenario_id, prepared, who=who)
+
+
+def _commit_import(
+    workspace: Workspace, scenario_id: str, prepared: Prepared, *, who: str
+) -> list[changes.Change]:
     edits = []
     for name in ("sources", *ORDER):
         kind = s.SOURCES if name == "sources" else KINDS[name]
@@ -210,7 +221,7 @@ def commit_import(
             cells = s.to_cells(record, kind)
             if kind.geometry:
                 cells["geometry"] = record.geometry
-            edits.append(Edit("add", name, record.id, cells))
+            edits.append(Edit("add", name, record.id, cells, record=record))
     for event in prepared.revised:
         cells = {k: v for k, v in s.to_cells(event, s.EVENTS).items() if k != "id"}
         edits.append(Edit("update", "events", event.id, cells))
@@ -324,7 +335,8 @@ class _Context:
         for name in PLACE_FIELDS.get(layer, ()):
             if name in cells and not self._resolve_places(cells, name, raw.spot, log):
                 return None
-        cells.setdefault("id", self._new_id(layer, cells))
+        if "id" not in cells:
+            cells["id"] = self._new_id(layer, cells)
         if not isinstance(cells["id"], str | int):
             log.error(raw.spot.file, raw.spot.where, "id", "a text or a whole number", cells["id"])
             return None

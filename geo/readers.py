@@ -550,7 +550,8 @@ def _read_ogr(
         return []
     geometries: list[BaseGeometry | None] = [None] * len(frame)
     if isinstance(frame, gpd.GeoDataFrame):
-        projected = _in_wgs84(frame, file, crs, log)
+        declared = _declared_srs(path, layer_name) if frame.crs is None else ""
+        projected = _in_wgs84(frame, file, crs, log, declared=declared)
         if projected is None:
             return []
         geometries = list(projected.geometry)
@@ -600,8 +601,11 @@ def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _in_wgs84(frame: Any, file: str, crs: str, log: ProblemLog) -> Any:
-    """The GeoDataFrame in EPSG:4326; None (logged) when it has no CRS and is not in degrees."""
+def _in_wgs84(frame: Any, file: str, crs: str, log: ProblemLog, *, declared: str = "") -> Any:
+    """The GeoDataFrame in EPSG:4326; None (logged) when it has no CRS and is not in degrees.
+
+    `declared` describes a coordinate system the file names but GDAL could not read.
+    """
     if frame.crs is not None:
         return frame.to_crs(4326)
     present = frame.geometry[~(frame.geometry.isna() | frame.geometry.is_empty)]
@@ -609,12 +613,37 @@ def _in_wgs84(frame: Any, file: str, crs: str, log: ProblemLog) -> Any:
         return frame
     minx, miny, maxx, maxy = present.total_bounds
     if -180 <= minx <= maxx <= 180 and -90 <= miny <= maxy <= 90:
-        actual = "none; the coordinates are within degree ranges, so EPSG:4326 is assumed"
+        assumed = "the coordinates are within degree ranges, so EPSG:4326 is assumed"
+        actual = f"{declared or 'none'}; {assumed}"
         log.warn(file, "", "crs", crs, actual)
         return frame.set_crs(4326)
     x, y, *_ = shapely.get_coordinates(present.iloc[0])[0]
-    log.error(file, "", "crs", f"{crs} for these projected coordinates", f"x={x:g}, y={y:g}")
+    actual = f"x={x:g}, y={y:g}" + (f" with {declared}" if declared else "")
+    log.error(file, "", "crs", f"{crs} for these projected coordinates", actual)
     return None
+
+
+def _declared_srs(path: Path, layer_name: str) -> str:
+    """The coordinate system a GeoPackage layer names when GDAL could not read it ('' when it
+    names none, or for other formats): its srs_id, name and the start of its definition."""
+    if path.suffix.lower() != ".gpkg":
+        return ""
+    query = (
+        "SELECT c.srs_id, s.srs_name, s.definition FROM gpkg_geometry_columns c "
+        "LEFT JOIN gpkg_spatial_ref_sys s ON s.srs_id = c.srs_id WHERE c.table_name = ?"
+    )
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
+            found = db.execute(query, (layer_name,)).fetchone()
+    except sqlite3.Error:
+        return ""
+    if not found or found[0] in (0, -1, None):  # 0 and -1: "undefined" by the standard
+        return ""
+    srs_id, name, definition = found
+    if definition is None:
+        return f"srs_id {srs_id}, which the file's gpkg_spatial_ref_sys does not define"
+    shown = " ".join(str(definition).split())[:60]
+    return f"srs_id {srs_id} ({name or 'unnamed'}) whose definition GDAL cannot read: {shown!r}"
 
 
 def _plain(value: object, integer: bool) -> object:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
+import sqlite3
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -12,6 +14,7 @@ from typing import Any
 
 import filelock
 import geopandas as gpd
+import numpy as np
 import pandas as pd
 import pyogrio
 import shapely
@@ -139,6 +142,52 @@ class Workspace:
             for name, (frame, geometry_type) in others.items():
                 _write(frame, temporary, name, geometry_type)
 
+    def write_records(
+        self,
+        scenario: Scenario,
+        put: dict[str, list[Any]],
+        drop: dict[str, set[str]],
+        *,
+        append: dict[str, pd.DataFrame] | None = None,
+    ) -> None:
+        """Write only what an edit changed: remove the `drop` ids of the scenario, add the `put`
+        records, and add rows to other tables (the change log), in a copy swapped in whole.
+
+        A copy of the file costs a disk's speed; rewriting every record cost a 300,000-place
+        import 20 s. A workspace whose layers lack a field of today's schema is saved whole.
+        """
+        append = append or {}
+        with self.transaction():
+            present = _layer_names(self.path) if self.exists() else set()
+            if not self._fits(present, put):
+                self._save(scenario, append)
+                return
+            with atomic_path(self.path) as temporary:
+                shutil.copyfile(self.path, temporary)
+                places = _delete(temporary, scenario.id, {k: v for k, v in drop.items() if v})
+                for layer in LAYERS:
+                    name = layer.kind.name
+                    if put.get(name):
+                        frame = _frame(tuple(put[name]), layer, scenario.id)
+                        _write(frame, temporary, name, layer.geometry_type, append=True)
+                _put_back(temporary, scenario.id, places)
+                for name, rows in append.items():
+                    _write(rows, temporary, name, None, append=name in present)
+
+    def _fits(self, present: set[str], put: dict[str, list[Any]]) -> bool:
+        """Whether every layer to add to exists with the fields of today's schema."""
+        for layer in LAYERS:
+            name = layer.kind.name
+            if not put.get(name):
+                continue
+            if name not in present:
+                return False
+            fields = set(pyogrio.read_info(self.path, layer=name)["fields"])
+            wanted = {SCENARIO_ID, *s.field_names(layer.kind)}
+            if fields != wanted:
+                return False
+        return True
+
     def _other_layers(self) -> dict[str, tuple[pd.DataFrame, str | None]]:
         """Layers the workspace holds besides the scenario tables (kept as they are on a save)."""
         if not self.exists():
@@ -234,7 +283,11 @@ def _frame(records: tuple[Any, ...], layer: Layer, scenario_id: str) -> pd.DataF
     frame = _typed(pd.DataFrame(rows, columns=names), _moment_columns(fields))
     if layer.geometry_type is None:
         return frame
-    geometry = gpd.GeoSeries([_geometry(record) for record in records], crs=CRS)
+    if layer.kind in POINT_KINDS:  # made at once: one by one cost 2 s per 100,000
+        points = shapely.points([(r.longitude, r.latitude) for r in records] or np.empty((0, 2)))
+        geometry = gpd.GeoSeries(points, crs=CRS)
+    else:
+        geometry = gpd.GeoSeries([_geometry(record) for record in records], crs=CRS)
     spatial: pd.DataFrame = gpd.GeoDataFrame(frame, geometry=geometry, crs=CRS)
     return spatial
 
@@ -274,14 +327,77 @@ def _concat(kept: pd.DataFrame | None, fresh: pd.DataFrame) -> pd.DataFrame:
     return combined
 
 
-def _write(frame: pd.DataFrame, path: Path, layer: str, geometry_type: str | None) -> None:
-    options: dict[str, Any] = {"driver": "GPKG", "layer": layer}
+def _write(
+    frame: pd.DataFrame, path: Path, layer: str, geometry_type: str | None, *, append: bool = False
+) -> None:
+    options: dict[str, Any] = {"driver": "GPKG", "layer": layer, "append": append}
     if geometry_type:
         options.update(geometry_type=geometry_type, promote_to_multi=False)
     try:
         pyogrio.write_dataframe(frame, path, **options)
     except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, OSError) as error:
         raise WorkspaceError(f"{path}: cannot write layer {layer!r} ({error})") from error
+
+
+def _delete(path: Path, scenario_id: str, drop: dict[str, set[str]]) -> dict[str, _Rows]:
+    """Remove records by id from layers of a GeoPackage (its triggers keep the spatial index
+    and feature counts), one pass over each layer; returns the row number (fid) each had."""
+    places: dict[str, _Rows] = {}
+    with _geopackage(path) as db:
+        db.execute("CREATE TEMP TABLE gone (id TEXT PRIMARY KEY)")
+        for layer, ids in drop.items():
+            db.execute("DELETE FROM gone")
+            db.executemany("INSERT OR IGNORE INTO gone VALUES (?)", ((i,) for i in ids))
+            where = f'FROM "{layer}" WHERE {SCENARIO_ID} = ? AND id IN (SELECT id FROM gone)'
+            fids = dict(db.execute(f"SELECT id, fid {where}", (scenario_id,)).fetchall())
+            db.execute(f"DELETE {where}", (scenario_id,))
+            last = db.execute(f'SELECT coalesce(max(fid), 0) FROM "{layer}"').fetchone()[0]
+            places[layer] = _Rows(fids, last)
+    return places
+
+
+@dataclass(frozen=True)
+class _Rows:
+    fids: dict[str, int]
+    """The row number each removed record had."""
+    last: int
+    """The layer's last row number once they were removed: rows written after it are new."""
+
+
+def _put_back(path: Path, scenario_id: str, places: dict[str, _Rows]) -> None:
+    """Give records written again (updated) the row numbers they had, so that a workspace
+    reads back in the order it was edited in."""
+    with _geopackage(path) as db:
+        for layer, rows in places.items():
+            written = db.execute(
+                f'SELECT id, fid FROM "{layer}" WHERE fid > ? AND {SCENARIO_ID} = ?',
+                (rows.last, scenario_id),
+            ).fetchall()
+            moved = [(rows.fids[rid], fid) for rid, fid in written if rid in rows.fids]
+            # through negative numbers: a new row may hold the number another one had
+            db.executemany(f'UPDATE "{layer}" SET fid = -? WHERE fid = ?', moved)
+            db.executemany(
+                f'UPDATE "{layer}" SET fid = ? WHERE fid = -?', ((f, f) for f, _ in moved)
+            )
+
+
+@contextlib.contextmanager
+def _geopackage(path: Path) -> Iterator[sqlite3.Connection]:
+    """A transaction on a GeoPackage file, with the SQL functions its spatial-index triggers
+    call (GDAL registers them for its own connections: ST_IsEmpty, ST_MinX …)."""
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.create_function("ST_IsEmpty", 1, lambda blob: _blob_geometry(blob).is_empty)
+        for name, index in (("ST_MinX", 0), ("ST_MinY", 1), ("ST_MaxX", 2), ("ST_MaxY", 3)):
+            db.create_function(name, 1, lambda blob, i=index: float(_blob_geometry(blob).bounds[i]))
+        yield db
+
+
+def _blob_geometry(blob: bytes) -> shapely.Geometry:
+    """The geometry in a GeoPackage geometry blob: a header ('GP', version, flags, SRS id,
+    an envelope of 0, 32, 48 or 64 bytes) and then well-known binary."""
+    flags = blob[3]
+    envelope = {0: 0, 1: 32, 2: 48, 3: 48, 4: 64}[(flags >> 1) & 0b111]
+    return shapely.from_wkb(bytes(blob[8 + envelope :]))
 
 
 POSITIONS_LAYER = "positions"

@@ -254,3 +254,58 @@ def test_a_commit_that_loses_every_race_finally_writes_under_the_lock(
     assert others == [1, 2, 3]  # three optimistic tries lost; the fourth held the lock
     by_id = {c.id: c for c in workspace.load("tiny").convoys}
     assert (by_id["c1"].buses, by_id["c2"].ambulances) == (Count(9, 9), Count(3, 3))
+
+
+# --- only what an edit changes is written ---------------------------------------------------
+
+
+def spatial_index(path: Path, layer: str) -> dict[int, tuple[float, float, float, float]]:
+    """The GeoPackage's R-tree entries of a layer, by row number."""
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        column = db.execute(
+            "SELECT column_name FROM gpkg_geometry_columns WHERE table_name = ?", (layer,)
+        ).fetchone()[0]
+        rows = db.execute(f'SELECT id, minx, maxx, miny, maxy FROM "rtree_{layer}_{column}"')
+        return {row[0]: row[1:] for row in rows}
+
+
+def test_an_update_rewrites_its_records_in_place_with_their_spatial_index(
+    workspace: Workspace, tiny: Scenario
+) -> None:
+    """Only edited rows are written (a copy of the file, rows removed and added): the records
+    keep their order and the R-tree follows a moved shape, as QGIS and GDAL's checks see it."""
+    from test_validators import validate_gpkg
+
+    moved = Edit("update", "places", "crossing", {"latitude": 36.3, "longitude": 37.2})
+    renamed = Edit("update", "convoys", "c1", {"label": "Convoy one"})
+    changes.commit(workspace, "tiny", [moved, renamed], who="ana")
+    now = workspace.load("tiny")
+    assert [p.id for p in now.places] == [p.id for p in tiny.places]
+    assert [c.id for c in now.convoys] == [c.id for c in tiny.convoys]
+    assert now.convoys[0].label == "Convoy one"
+    index = spatial_index(workspace.path, "places")
+    assert len(index) == len(tiny.places)
+    assert index[2] == pytest.approx((37.2, 37.2, 36.3, 36.3), abs=1e-4)  # crossing, row 2
+    assert validate_gpkg(workspace.path) == ""
+
+
+def test_records_an_import_built_have_their_references_checked_again(
+    workspace: Workspace, tiny: Scenario
+) -> None:
+    """An import's records were checked against the scenario it read; when written, their
+    references are checked against what the workspace holds then."""
+    from dataclasses import replace
+
+    place = replace(tiny.places[0], id="aleppo-2", source=("gone",))
+    cells = {**changes._cells_by_kind(tiny)["places"][0], "id": "aleppo-2", "source": "gone"}
+    added = Edit("add", "places", "aleppo-2", cells, record=place)
+    with pytest.raises(ValidationError, match=r"(?s)id 'aleppo-2'.*'source'.*unknown: gone"):
+        changes.commit(workspace, "tiny", [added], who="ana")
+    assert changes.history(workspace, "tiny") == []
+
+
+def test_deleting_a_place_a_convoy_names_checks_the_whole_scenario(workspace: Workspace) -> None:
+    with pytest.raises(ValidationError, match=r"(?s)convoys.*'origin'.*the id of a place"):
+        changes.commit(workspace, "tiny", [Edit("delete", "places", "aleppo")], who="ana")

@@ -233,6 +233,21 @@ def test_a_too_large_file_is_refused_before_reading(tmp_path: Path, tiny: Scenar
     assert "at most 20 MB" in str(prepared.problems[0])
 
 
+def test_the_command_line_reads_files_past_the_upload_limit_up_to_its_own(
+    workspace: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The browser's 20 MB stops uploads; a user's own file on the command line may be an ACLED
+    export of a whole war (issue 20), so `import` reads up to --max-mb (1024 by default)."""
+    big = tmp_path / "big.csv"
+    with big.open("wb") as handle:
+        handle.truncate(importing.MAX_UPLOAD_BYTES + 1)  # read past the limit: blank rows
+    arguments = ["import", str(big), "--workspace", str(workspace.path), "--dry-run"]
+    cli.main(arguments)
+    assert "at most" not in capsys.readouterr().out
+    cli.main([*arguments, "--max-mb", "0.5"])
+    assert "a file of at most 0.5 MB, got '20.0 MB'" in capsys.readouterr().out
+
+
 FIXTURES = sorted(p.name for p in IMPORTS.iterdir() if p.suffix not in {".md", ".py"})
 
 

@@ -495,6 +495,30 @@ def test_geopackage_in_degrees_without_crs(tmp_path: Path) -> None:
     assert "EPSG:4326 is assumed" in str(warning.actual)
 
 
+def test_geopackage_naming_a_coordinate_system_gdal_cannot_read(tmp_path: Path) -> None:
+    """The file names srs_id 99999 with a broken definition: the message says so (it said
+    the file had no CRS at all)."""
+    import sqlite3
+
+    path = tmp_path / "odd.gpkg"
+    frame = gpd.GeoDataFrame({"name": ["a"]}, geometry=[LineString([(37.1, 36.1), (37.2, 36.2)])],
+                             crs="EPSG:4326")  # fmt: skip
+    pyogrio.write_dataframe(frame, path, layer="odd", driver="GPKG")
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "INSERT INTO gpkg_spatial_ref_sys VALUES ('Made up', 99999, 'NONE', 99999, "
+            "'PROJCS[\"broken', NULL)"
+        )
+        db.execute("UPDATE gpkg_geometry_columns SET srs_id = 99999")
+        db.execute("UPDATE gpkg_contents SET srs_id = 99999")
+    log = ProblemLog()
+    read_file(path, log=log)
+    crs = next(problem for problem in log if problem.field == "crs")
+    assert crs.severity == "warning"
+    assert "srs_id 99999 (Made up) whose definition GDAL cannot read" in str(crs.actual)
+    assert "EPSG:4326 is assumed" in str(crs.actual)
+
+
 def test_kmz_and_gpx_route(tmp_path: Path) -> None:
     kmz = tmp_path / "shared.kmz"
     with zipfile.ZipFile(kmz, "w") as archive:
