@@ -40,7 +40,8 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202a-\u202e]")
 other C0 controls, and the bidirectional embeddings and overrides that disguise text
 (U+202E before 'gnp.exe' shows it as 'exe.png'); direction marks and isolates, which Arabic
 uses, pass."""
-_INVISIBLE = re.compile("[\\s\u200b-\u200f\u2060-\u2064\u2066-\u2069\ufeff]+")
+_VISIBLE = re.compile("[^\\s\u200b-\u200f\u2060-\u2064\u2066-\u2069\ufeff]")
+"""A character that shows: not white space, zero-width or a direction mark."""
 
 
 def text(value: object) -> str:
@@ -49,7 +50,7 @@ def text(value: object) -> str:
     control = _CONTROL.search(value)
     if control:
         raise FieldError(f"text without control characters (this has U+{ord(control[0]):04X})")
-    if not _INVISIBLE.sub("", value):
+    if not _VISIBLE.search(value):
         raise FieldError("visible text (this is only zero-width or direction characters)")
     return value.strip()
 
@@ -252,7 +253,7 @@ def parse_fields(
     ok = True
     for field in fields:
         value = raw.get(field.name)
-        if is_blank(value):
+        if (not value.strip()) if type(value) is str else is_blank(value):
             if field.required:
                 log.error(
                     spot.file, spot.where, field.name, "a value (the field is required)", value

@@ -580,7 +580,12 @@ def _frame(changes: list[Change]) -> pd.DataFrame:
 
 
 def _text(value: Any) -> str:
-    return "" if value is None else json.dumps(value, ensure_ascii=False)
+    return "" if value is None else _ENCODE(value)
+
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+"""json.dumps(value, ensure_ascii=False), with one encoder for every row (dumps makes one per
+call when given options)."""
 
 
 def _change(row: dict[str, Any]) -> Change:

@@ -309,3 +309,15 @@ def test_records_an_import_built_have_their_references_checked_again(
 def test_deleting_a_place_a_convoy_names_checks_the_whole_scenario(workspace: Workspace) -> None:
     with pytest.raises(ValidationError, match=r"(?s)convoys.*'origin'.*the id of a place"):
         changes.commit(workspace, "tiny", [Edit("delete", "places", "aleppo")], who="ana")
+
+
+def test_a_workspace_written_by_an_older_corridor_is_saved_whole(workspace: Workspace) -> None:
+    """Its change log lacks a column of today's: rows cannot be added to it as they are, so the
+    edit rewrites the file (tables made anew) instead of failing."""
+    import sqlite3
+
+    changes.commit(workspace, "tiny", [Edit("update", "convoys", "c1", {"buses": "9"})], who="a")
+    with sqlite3.connect(workspace.path) as db:
+        db.execute('ALTER TABLE "changes" DROP COLUMN "undoes"')
+    changes.commit(workspace, "tiny", [Edit("update", "convoys", "c1", {"buses": "8"})], who="a")
+    assert [c.new for c in changes.history(workspace, "tiny")] == ["9", "8"]
