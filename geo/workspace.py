@@ -118,7 +118,9 @@ class Workspace:
             return found
         scenario = self._load(scenario_id)
         if key[1] is not None and self.version() == key[1]:  # not saved meanwhile
-            with _LOADED_LOCK:
+            with _LOADED_LOCK:  # an older version of the same file and scenario goes
+                for stale in [k for k in _LOADED if (k[0], k[2]) == (key[0], key[2])]:
+                    del _LOADED[stale]
                 _LOADED[key] = scenario
                 while len(_LOADED) > LOADED_KEPT:
                     del _LOADED[next(iter(_LOADED))]
