@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import gc
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 from streamlit_folium import st_folium
 
-from geo import bulk, changes, export, mapview, messages, tables, timeline, tracking
-from geo._html import markdown_literal
+from geo import changes, event_columns, export, mapview, messages, tables, timeline, tracking
 from geo.analysis import RiskRules
 from geo.errors import CorridorError, ProblemLog
 from geo.mapview import ALL_LAYERS, BASES, DEFAULT_LAYERS, LAYER_LABELS, MapView
 from geo.place_labels import LABEL_LANGUAGES, LabelLanguage
 from geo.records import Confidence, ConvoyStatus, Scenario
+from geo.safe_html import markdown_literal
 from geo.scenario import read_scenario
 from geo.settings import Settings
 from geo.viewport import ViewRequest
@@ -327,7 +326,7 @@ def event_filters(scenario: Scenario) -> tuple[frozenset[str] | None, int | None
     if not scenario.events:
         return None, None
     bar = st.sidebar
-    types = bulk.columns(scenario).kinds  # made once per scenario
+    types = event_columns.columns(scenario).kinds  # made once per scenario
     chosen = bar.multiselect(t("Event types"), types, default=types, key="event_types")
     days = bar.select_slider(
         t("Events of the last"), options=[1, 3, 7, 14, 30, 90, 365, 0], value=7, key="event_days",
@@ -418,11 +417,9 @@ def follow(scenario: Scenario, path: str) -> tuple[dict[str, Any], list[Any]]:
     reports = feed.reports
     for problem in list(log)[:5]:
         st.caption(markdown_literal(f"Live tracking: {problem}"))
-    latest = max((report.time for report in reports), default=scenario.start)
-    now = datetime.now(UTC)
-    if latest < now - timedelta(days=1):  # an old track is replayed as of its last report
-        st.caption(f"Live tracking: replaying, as of the latest report ({tables.utc_time(latest)})")
-        now = latest
+    now, replaying = tracking.as_of(scenario, reports, datetime.now(UTC))
+    if replaying:
+        st.caption(f"Live tracking: replaying, as of the latest report ({tables.utc_time(now)})")
     return tracking.track_states(scenario, reports, now), reports
 
 
@@ -436,20 +433,10 @@ def live_feed(scenario: Scenario, path: str, workspace: Workspace) -> tracking.F
 
 
 def tracking_table(scenario: Scenario, states: dict[str, Any]) -> None:
-    rows = [
-        {"convoy": state.convoy, "state": str(state.state), "flags": ", ".join(state.flags),
-         "last report (UTC)": f"{state.latest.time:%H:%M}",
-         "age (min)": round(state.age_minutes or 0),
-         "done (km)": None if state.done_m is None else round(state.done_m / 1000, 1),
-         "left (km)": None if state.left_m is None else round(state.left_m / 1000, 1),
-         "off route (m)": None if state.off_route_m is None else round(state.off_route_m),
-         "speed (km/h)": None if state.speed_kmh is None else round(state.speed_kmh),
-         "ETA (UTC)": f"{state.eta:%H:%M}" if state.eta else ""}
-        for state in states.values() if state.latest is not None
-    ]  # fmt: skip
-    st.caption(f"Live positions: {len(rows)} convoys reporting")
-    if rows:
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="tracking")
+    table = tables.tracking_table(list(states.values()))
+    st.caption(f"Live positions: {len(table)} convoys reporting")
+    if len(table):
+        st.dataframe(table, hide_index=True, width="stretch", key="tracking")
 
 
 def draw_map(scenario: Scenario, view: MapView, *, live: Any = None) -> None:
@@ -518,14 +505,6 @@ def reset_view(scenario: Scenario, view: MapView) -> None:
     ss.view_request = ViewRequest.fit(mapview.story_frame(scenario, view).bounds or [])
 
 
-MIME = {
-    "html": "text/html",
-    "png": "image/png",
-    "pdf": "application/pdf",
-    "geojson": "application/geo+json",
-    "gpkg": "application/geopackage+sqlite3",
-    "csv": "application/zip",
-}
 LABELS = {  # (in the interface's language through the message catalogue)
     "html": "HTML (interactive, offline)",
     "geojson": "GeoJSON (data shown)",
@@ -563,7 +542,7 @@ def export_panel(scenario: Scenario, view: MapView) -> None:
                 t(LABELS[fmt]),
                 data=lambda fmt=fmt: export.render(snapshot, fmt),
                 file_name=export.file_name(snapshot, fmt),
-                mime=MIME[fmt],
+                mime=export.MEDIA_TYPES[fmt],
                 on_click="ignore",
                 key=f"download_{fmt}",
             )
@@ -589,7 +568,7 @@ def _picture(column: Any, snapshot: export.Snapshot, fmt: str) -> None:
             t("Download {format}", format=fmt.upper()),
             data=made[1],
             file_name=name,
-            mime=MIME[fmt],
+            mime=export.MEDIA_TYPES[fmt],
             on_click="ignore",
             key=f"download_{fmt}",
         )
@@ -634,21 +613,8 @@ def risk_panel(scenario: Scenario, view: MapView) -> None:
             st.caption(t("Switch on the “Route risk” layer to analyse this many routes."))
             return
         st.caption(markdown_literal((view.risk_rules or RiskRules()).describe()))
-        rows = [
-            {"convoy": r.convoy, "state": r.state, "level": r.level, "alert": r.alert,
-             "length (km)": round(r.length_km, 2),
-             **{f"{k} (km)": round(v, 2) for k, v in r.by_control_km.items() if v},
-             "front lines": r.front_line_crossings, "events": r.events,
-             "fatalities": r.fatalities, "nearest besieged/contested": r.nearest_danger or "",
-             "distance (km)": _rounded(r.nearest_danger_km),
-             "because": "; ".join(r.reasons)}
-            for r in risks.values()
-        ]  # fmt: skip
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="risk_table")
-
-
-def _rounded(value: float | None) -> float | None:
-    return None if value is None else round(value, 2)
+        table = tables.risk_table(list(risks.values()))
+        st.dataframe(table, hide_index=True, width="stretch", key="risk_table")
 
 
 def _select_and_zoom(scenario: Scenario, convoy_id: str, *, popup: str = "") -> None:

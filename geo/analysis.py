@@ -17,7 +17,7 @@ import shapely.ops
 from shapely.geometry import LineString
 from shapely.geometry.base import BaseGeometry
 
-from geo import _memo, bulk, timeline
+from geo import _memo, event_columns, timeline
 from geo.records import Control, ControlZone, Scenario
 from geo.timeline import ConvoyState
 
@@ -356,8 +356,8 @@ def _events_near(
     """
     if not scenario.events:
         return [(0, {}, 0) for _ in lines]
-    table = bulk.columns(scenario)
-    window = bulk.selection(scenario, at, days=rules.days, types=None)
+    table = event_columns.columns(scenario)
+    window = event_columns.selection(scenario, at, days=rules.days, types=None)
     tree = shapely.STRtree(_event_points(scenario, frame)[window])
     segments, owner = _segments([frame.project(line, follow=False) for line in lines])
     found, near = tree.query(segments, predicate="dwithin", distance=rules.buffer_km * 1000)
@@ -387,7 +387,7 @@ def _segments(lines: list[Any]) -> tuple[Any, Any]:
 
 def _event_points(scenario: Scenario, frame: _Frame) -> Any:
     def make() -> Any:
-        table = bulk.columns(scenario)
+        table = event_columns.columns(scenario)
         x, y = frame.points(table.longitude, table.latitude)
         return shapely.points(np.column_stack([x, y]))
 

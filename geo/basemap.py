@@ -6,8 +6,8 @@ import json
 from functools import cache
 from typing import Any
 
-from geo._html import esc
 from geo.errors import AssetsMissingError
+from geo.safe_html import esc
 from geo.settings import DATA_DIR
 
 BASEMAP_DIR = DATA_DIR / "basemap"

@@ -12,18 +12,15 @@ shows one zoom, clusters exactly as the interactive map does there. Thousands of
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
-from datetime import UTC, date
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from geo import _memo
 from geo._script import ScriptElement, script_json, shared_canvas
+from geo.event_columns import columns
 from geo.records import Scenario
 
-EPOCH = date(1970, 1, 1)
 NOTES_LIMIT = 2_000
 """Above this many events shown, their notes stay out of the page (it would grow too big)."""
 EVENT_COLOURS = {  # ACLED's event types (Okabe–Ito colours); any other type is grey
@@ -39,61 +36,6 @@ CLUSTER_RADIUS = 50
 """Pixels: events closer than this on screen are counted in one cluster."""
 MAX_CLUSTER_ZOOM = 13
 """Zoomed in further, every event is drawn on its own."""
-
-
-@dataclass(frozen=True)
-class EventColumns:
-    """Every event of a scenario as columns: what the map filters and sends."""
-
-    latitude: npt.NDArray[np.float64]
-    longitude: npt.NDArray[np.float64]
-    day: npt.NDArray[np.int32]
-    """Days since 1970-01-01."""
-    kind: npt.NDArray[np.int16]
-    """Index into `kinds`."""
-    fatalities: npt.NDArray[np.int32]
-    place: npt.NDArray[np.int32]
-    """Index into `places`."""
-    kinds: list[str]
-    places: list[str]
-
-
-def columns(scenario: Scenario) -> EventColumns:
-    """The scenario's events as columns, made once per scenario."""
-    return _memo.derived(scenario.events, "event-columns", lambda: _columns(scenario))
-
-
-def _columns(scenario: Scenario) -> EventColumns:
-    events = scenario.events
-    kinds = sorted({event.event_type for event in events})
-    places = sorted({event.location for event in events})
-    kind_of = {name: i for i, name in enumerate(kinds)}
-    place_of = {name: i for i, name in enumerate(places)}
-    return EventColumns(
-        latitude=np.array([e.latitude for e in events], dtype=np.float64),
-        longitude=np.array([e.longitude for e in events], dtype=np.float64),
-        day=np.array([(e.date - EPOCH).days for e in events], dtype=np.int32),
-        kind=np.array([kind_of[e.event_type] for e in events], dtype=np.int16),
-        fatalities=np.array([e.fatalities for e in events], dtype=np.int32),
-        place=np.array([place_of[e.location] for e in events], dtype=np.int32),
-        kinds=kinds,
-        places=places,
-    )
-
-
-def selection(
-    scenario: Scenario, at: Any, *, days: int | None, types: frozenset[str] | None
-) -> npt.NDArray[np.intp]:
-    """Indexes of the events on or before `at`'s day (UTC), of the last `days` days and `types`."""
-    table = columns(scenario)
-    last = (at.astimezone(UTC).date() - EPOCH).days
-    keep = table.day <= last
-    if days:
-        keep &= table.day > last - days
-    if types is not None:
-        wanted = [i for i, name in enumerate(table.kinds) if name in types]
-        keep &= np.isin(table.kind, wanted)
-    return np.flatnonzero(keep)
 
 
 def payload(

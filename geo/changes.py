@@ -18,9 +18,10 @@ from shapely.geometry.base import BaseGeometry
 
 from geo import _schema as s
 from geo._fields import Spot
+from geo.builder import assemble, meta_fields
 from geo.errors import CorridorError, Problem, ProblemLog, ValidationError, WorkspaceError
 from geo.records import Scenario
-from geo.scenario import assemble, meta_fields, read_scenario, write_scenario
+from geo.scenario import read_scenario, write_scenario
 from geo.workspace import LAYERS, Workspace
 
 CHANGES_LAYER = "changes"

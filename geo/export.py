@@ -25,15 +25,24 @@ from branca.element import Element
 from geo import basemap, mapview, timeline
 from geo._atomic import atomic_path
 from geo._geojson import rfc7946
-from geo._html import FONTS, esc, times
 from geo._spreadsheet import csv_text
 from geo.chromium import LAUNCH_ARGS, find_chromium
 from geo.errors import ExportError
 from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, MapView
 from geo.records import CONVOY_COUNTS, Scenario
+from geo.safe_html import FONTS, esc, times
 
 FORMATS = ("html", "png", "pdf", "geojson", "gpkg", "csv")
 EXTENSIONS = {"csv": "csv.zip"}
+MEDIA_TYPES = {
+    "html": "text/html",
+    "png": "image/png",
+    "pdf": "application/pdf",
+    "geojson": "application/geo+json",
+    "gpkg": "application/geopackage+sqlite3",
+    "csv": "application/zip",
+}
+"""Each format's media type, for downloads (the CSVs come in one zip)."""
 PAPER = {"A4": (297, 210), "A3": (420, 297)}  # landscape, millimetres
 PX_PER_MM = 96 / 25.4
 PRODUCER = "Corridor"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from geo import basemap
-from geo._html import FONTS
 from geo._script import ScriptCall
+from geo.safe_html import FONTS
 
 
 def _indent(text: str) -> str:

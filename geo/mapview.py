@@ -19,8 +19,17 @@ from folium.elements import JSCSSMixin
 from jinja2 import Template
 from shapely.geometry import Point, mapping
 
-from geo import _memo, analysis, basemap, bulk, gazetteer, place_labels, timeline, viewport
-from geo._html import CARD_CSS, FONTS, card, esc, times
+from geo import (
+    _memo,
+    analysis,
+    basemap,
+    bulk,
+    event_columns,
+    gazetteer,
+    place_labels,
+    timeline,
+    viewport,
+)
 from geo._script import ScriptElement, script_json, shared_canvas
 from geo.analysis import RiskRules
 from geo.assets import make_tree_offline
@@ -42,6 +51,7 @@ from geo.records import (
     Route,
     Scenario,
 )
+from geo.safe_html import CARD_CSS, FONTS, card, esc, times
 from geo.timeline import ConvoyAt, ConvoyState, count_text
 from geo.viewport import ViewRequest
 
@@ -264,7 +274,9 @@ def shown(scenario: Scenario, view: MapView) -> Shown:
         moving=[c for c in convoys if c.position is not None and c.state is ConvoyState.UNDER_WAY],
         places=[p for p in scenario.places if p.kind is not PlaceKind.COUNTRY],
         figures=sorted(timeline.figures_at(scenario, view.at), key=lambda f: -f.count.high),
-        events=bulk.selection(scenario, view.at, days=view.event_days, types=view.event_types),
+        events=event_columns.selection(
+            scenario, view.at, days=view.event_days, types=view.event_types
+        ),
     )
 
 
@@ -840,7 +852,7 @@ def legend_html(
             rows.append(_legend_row(_line(colour, ""), f"Route through {ground} ground"))
         rows.append(_legend_row(_circle("#000000"), "Front line crossed"))
     if "events" in view.layers and len(records.events):
-        table = bulk.columns(scenario)
+        table = event_columns.columns(scenario)
         for kind in sorted(set(table.kind[records.events].tolist())):
             name = table.kinds[kind]
             colour = bulk.EVENT_COLOURS.get(name, bulk.OTHER_COLOUR)

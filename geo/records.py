@@ -1,4 +1,5 @@
-"""Typed records of a scenario: sources, places, convoys, routes, zones, figures and events."""
+"""Typed records of a scenario (sources, places, convoys, routes, zones, figures, events) and
+convoys' position reports."""
 
 from __future__ import annotations
 
@@ -288,3 +289,21 @@ class Scenario:
             if place.id == place_id:
                 return place
         raise KeyError(place_id)
+
+
+@dataclass(frozen=True)
+class Position:
+    """One position report of a convoy."""
+
+    convoy: str
+    time: datetime
+    """When the convoy was there; timezone-aware (the readers give UTC)."""
+    latitude: float
+    longitude: float
+    speed_kmh: float | None = None
+    """The speed the report itself gives, if any (from the vehicle's GPS, say)."""
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.time.utcoffset() is None:
+            raise ValueError(f"a position's time needs a UTC offset, got {self.time!r}")

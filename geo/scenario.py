@@ -17,30 +17,19 @@ import tomli_w
 from geo import _fields as f
 from geo import _schema as s
 from geo._atomic import write_files
-from geo._fields import Field, Spot
+from geo._fields import Spot
 from geo._geojson import feature, feature_collection, read_features
 from geo._spreadsheet import inert, restored
+from geo.builder import META_FILE, assemble, meta_fields
 from geo.errors import ProblemLog, ScenarioNotFoundError
 from geo.records import Scenario
 
-SCENARIO_FILE = "scenario.toml"
+SCENARIO_FILE = META_FILE
 CSV_FILES = {s.PLACES: "places.csv", s.CONVOYS: "convoys.csv", s.FIGURES: "figures.csv"}
 GEOJSON_FILES = {s.ROUTES: "routes.geojson", s.ZONES: "zones.geojson"}
 OPTIONAL_CSV_FILES = {s.EVENTS: "events.csv"}
 """Files a scenario may have: read when present, written when the scenario has such records."""
 FILES = (SCENARIO_FILE, *CSV_FILES.values(), *GEOJSON_FILES.values())
-
-
-def meta_fields() -> list[Field]:
-    return [
-        Field("id", f.identifier),
-        Field("title", f.text),
-        Field("summary", f.text),
-        Field("timezone", s.time_zone),
-        Field("start", f.moment),
-        Field("end", f.moment),
-        Field("disclaimer", f.text),
-    ]
 
 
 @dataclass(frozen=True)
@@ -80,38 +69,6 @@ def read_scenario(folder: Path | str, *, strict: bool = False, geocode: bool = T
     return report.scenario
 
 
-def assemble(
-    meta: dict[str, Any],
-    source_raws: list[s.RawRecord],
-    raws: dict[s.Kind, list[s.RawRecord]],
-    log: ProblemLog,
-    *,
-    locate: Callable[[str, str], Any] | None = None,
-) -> Scenario | None:
-    """Build a Scenario from raw rows of every kind (shared by folder and workspace readers)."""
-    known = s.Known(
-        sources=s.raw_ids(source_raws),
-        places=s.raw_ids(raws.get(s.PLACES, [])),
-        convoys=s.raw_ids(raws.get(s.CONVOYS, [])),
-        locate=locate,
-    )
-    records = {kind: s.build(kind, raws.get(kind, []), known, log) for kind in raws}
-    sources = s.build(s.SOURCES, source_raws, known, log)
-    _check_span(meta, log)
-    if log.errors:
-        return None
-    return Scenario(
-        **meta,
-        sources=tuple(sources),
-        places=tuple(records.get(s.PLACES, ())),
-        convoys=tuple(records.get(s.CONVOYS, ())),
-        figures=tuple(records.get(s.FIGURES, ())),
-        routes=tuple(records.get(s.ROUTES, ())),
-        zones=tuple(records.get(s.ZONES, ())),
-        events=tuple(records.get(s.EVENTS, ())),
-    )
-
-
 def _locator() -> Callable[[str, str], Any]:
     """Geocode a name within its stated country; the geocoder loads on first use only."""
     geocoders: dict[str, Any] = {}
@@ -124,14 +81,6 @@ def _locator() -> Callable[[str, str], Any]:
         return geocoders[country_code].geocode(name, country_codes=country_code)
 
     return locate
-
-
-def _check_span(meta: dict[str, Any], log: ProblemLog) -> None:
-    start, end = meta.get("start"), meta.get("end")
-    if start and end and end <= start:
-        log.error(
-            SCENARIO_FILE, "", "end", f"a time after start ({start.isoformat()})", end.isoformat()
-        )
 
 
 def _read_meta(path: Path, log: ProblemLog) -> tuple[dict[str, Any], list[s.RawRecord]]:

@@ -5,16 +5,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pandas as pd
 
 from geo import _memo, timeline
 from geo import _schema as s
+from geo.analysis import RouteRisk
 from geo.changes import Edit
 from geo.records import CONVOY_COUNTS, Count, Figure, Scenario
 from geo.scenario import iso_local
 from geo.timeline import ConvoyState
+from geo.tracking import TrackState
 
 
 def local_time(moment: datetime | None, zone: str) -> str:
@@ -247,3 +250,38 @@ def _figures_text(figures: list[Figure]) -> str:
 def _sources_text(figures: list[Figure]) -> str:
     said = [f"{f.attribution or 'unattributed'} ({', '.join(f.source)})" for f in figures]
     return "Reported by: " + "; ".join(dict.fromkeys(said)) if said else ""
+
+
+def risk_table(risks: list[RouteRisk]) -> pd.DataFrame:
+    """One row per convoy route: its risk level, the figures behind it and the rule that made it
+    (kilometres and the nearest danger's distance to 2 decimals)."""
+    rows = [
+        {"convoy": r.convoy, "state": r.state, "level": r.level, "alert": r.alert,
+         "length (km)": round(r.length_km, 2),
+         **{f"{k} (km)": round(v, 2) for k, v in r.by_control_km.items() if v},
+         "front lines": r.front_line_crossings, "events": r.events,
+         "fatalities": r.fatalities, "nearest besieged/contested": r.nearest_danger or "",
+         "distance (km)": None if r.nearest_danger_km is None else round(r.nearest_danger_km, 2),
+         "because": "; ".join(r.reasons)}
+        for r in risks
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def tracking_table(states: list[TrackState]) -> pd.DataFrame:
+    """One row per convoy that has reported: its state, flags, last report and age, progress,
+    distance off its route, speed and ETA (times UTC, to the minute)."""
+
+    def rounded(value: float | None, scale: float = 1, digits: int | None = None) -> Any:
+        return None if value is None else round(value / scale, digits)
+
+    rows = [
+        {"convoy": state.convoy, "state": str(state.state), "flags": ", ".join(state.flags),
+         "last report (UTC)": f"{state.latest.time:%H:%M}",
+         "age (min)": round(state.age_minutes or 0),
+         "done (km)": rounded(state.done_m, 1000, 1), "left (km)": rounded(state.left_m, 1000, 1),
+         "off route (m)": rounded(state.off_route_m), "speed (km/h)": rounded(state.speed_kmh),
+         "ETA (UTC)": f"{state.eta:%H:%M}" if state.eta else ""}
+        for state in states if state.latest is not None
+    ]  # fmt: skip
+    return pd.DataFrame(rows)

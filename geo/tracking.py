@@ -46,7 +46,7 @@ from geo import _memo, timeline
 from geo._fields import Field, Spot
 from geo.errors import ProblemLog
 from geo.readers import LATITUDE_ALIASES, LONGITUDE_ALIASES, SUFFIXES, _xml_root, read_file
-from geo.records import Convoy, Scenario
+from geo.records import Convoy, Position, Scenario
 
 __all__ = [
     "FIELDS",
@@ -83,24 +83,6 @@ class Movement(StrEnum):
     STOPPED = "stopped"
     OFF_ROUTE = "off route"
     ARRIVED = "arrived"
-
-
-@dataclass(frozen=True)
-class Position:
-    """One position report of a convoy."""
-
-    convoy: str
-    time: datetime
-    """When the convoy was there; timezone-aware (the readers give UTC)."""
-    latitude: float
-    longitude: float
-    speed_kmh: float | None = None
-    """The speed the report itself gives, if any (from the vehicle's GPS, say)."""
-    note: str = ""
-
-    def __post_init__(self) -> None:
-        if self.time.utcoffset() is None:
-            raise ValueError(f"a position's time needs a UTC offset, got {self.time!r}")
 
 
 @dataclass(frozen=True)
@@ -603,3 +585,16 @@ def _utm_epsg(longitude: float, latitude: float) -> int:
 @functools.lru_cache(maxsize=16)
 def _to_metres(epsg: int) -> pyproj.Transformer:
     return pyproj.Transformer.from_crs(4326, epsg, always_xy=True)
+
+
+REPLAY_AFTER = timedelta(days=1)
+"""Reports older than this are a past track: it is replayed as of its last report."""
+
+
+def as_of(scenario: Scenario, reports: Sequence[Position], now: datetime) -> tuple[datetime, bool]:
+    """The moment live states are worked out for, and whether that is a replay: now, or the
+    latest report's time when every report is more than a day old (an old track)."""
+    latest = max((report.time for report in reports), default=scenario.start)
+    if latest < now - REPLAY_AFTER:
+        return latest, True
+    return now, False

@@ -24,9 +24,9 @@ from geo import _fields as f
 from geo import _schema as s
 from geo._atomic import atomic_path
 from geo._fields import Spot
+from geo.builder import assemble, meta_fields
 from geo.errors import ProblemLog, ScenarioNotFoundError, WorkspaceError, WorkspaceLockedError
-from geo.records import Event, Place, Scenario
-from geo.scenario import assemble, meta_fields
+from geo.records import Event, Place, Position, Scenario
 
 SCENARIO_ID = "scenario_id"
 SCENARIOS_LAYER = "scenarios"
@@ -441,8 +441,8 @@ def _blob_geometry(blob: bytes) -> shapely.Geometry:
 POSITIONS_LAYER = "positions"
 
 
-def add_positions(workspace: Workspace, scenario_id: str, positions: list[Any]) -> int:
-    """Append position reports (geo.tracking.Position) to the workspace's positions layer."""
+def add_positions(workspace: Workspace, scenario_id: str, positions: list[Position]) -> int:
+    """Append position reports to the workspace's positions layer."""
     if not positions:
         return 0
     rows = [
@@ -460,10 +460,8 @@ def add_positions(workspace: Workspace, scenario_id: str, positions: list[Any]) 
     return len(rows)
 
 
-def positions(workspace: Workspace, scenario_id: str) -> list[Any]:
+def positions(workspace: Workspace, scenario_id: str) -> list[Position]:
     """The scenario's position reports kept in the workspace, oldest first."""
-    from geo.tracking import Position
-
     if not workspace.exists() or POSITIONS_LAYER not in _layer_names(workspace.path):
         return []
     table = workspace.table(POSITIONS_LAYER)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 from dataclasses import asdict
 from datetime import date
 
@@ -10,18 +9,18 @@ import pandas as pd
 import streamlit as st
 
 from geo import changes
-from geo._html import markdown_literal
 from geo.errors import CorridorError, ValidationError
 from geo.extract import Extraction, add_to_scenario, draft_rows, extract, repeats
-from geo.records import Scenario
+from geo.records import Confidence, ConvoyStatus, Scenario
+from geo.safe_html import markdown_literal, marked_text
 from geo.settings import Settings
 from geo.workspace import Workspace
-from pages.shared.session import who
+from pages.shared.session import save, who
 
 SETTINGS = Settings.from_environment()
 MAX_BYTES = 2_000_000
-STATUSES = ["planned", "under_way", "arrived", "halted", "cancelled"]
-CONFIDENCES = ["low", "medium", "high"]
+STATUSES = [status.value for status in ConvoyStatus]
+CONFIDENCES = [level.value for level in reversed(Confidence)]  # low first, as drafts are
 
 
 @st.cache_data(show_spinner="Reading the report…", max_entries=20)
@@ -33,21 +32,7 @@ def highlighted(text: str, found: Extraction) -> str:
     """The report as HTML, every character escaped, places and figures marked."""
     marks = [(p.start, p.end, "place", p.name) for p in found.places]
     marks += [(f.start, f.end, "figure", f.what) for f in found.figures]
-    out, at = [], 0
-    for start, end, kind, title in sorted(marks):
-        if start < at:
-            continue
-        out.append(html.escape(text[at:start]))
-        out.append(f'<mark class="{kind}" title="{html.escape(title, quote=True)}">'
-                   f"{html.escape(text[start:end])}</mark>")  # fmt: skip
-        at = end
-    out.append(html.escape(text[at:]))
-    body = "".join(out).replace("\n", "<br>")
-    return (
-        "<style>mark.place{background:#cde4f6}mark.figure{background:#ffe2b3}"
-        ".report{font:15px/1.55 system-ui,sans-serif;max-height:420px;overflow:auto}</style>"
-        f'<div class="report">{body}</div>'
-    )
+    return marked_text(text, marks)
 
 
 def report_text() -> tuple[str, str]:
@@ -149,12 +134,13 @@ def add(
         added = add_to_scenario(scenario, found, fresh, title=title, published=published)
         edits = changes.edits_between(scenario, added)
         note = f"convoys from {title or 'a pasted report'}"
-        changes.commit(workspace, scenario.id, edits, who=user, note=note)
     except ValidationError as error:
         st.error(f"Nothing was added:\n\n{error}")
         return
     except CorridorError as error:
         st.error(f"The workspace could not be updated:\n\n{error}")
+        return
+    if save(workspace, scenario.id, edits, user, note=note, refused="Nothing was added") is None:
         return
     done = f"Added {len(fresh)} convoy(s) to {scenario.id} as {user}; open the map to see them, "
     st.success(markdown_literal(done + "or undo them on the Import and edit page."))

@@ -13,16 +13,16 @@ import streamlit as st
 from streamlit_folium import st_folium
 
 from geo import changes, drawing, importing, tables, timeline
-from geo._html import markdown_literal
 from geo.errors import CorridorError, ValidationError
 from geo.importing import MAX_UPLOAD_BYTES, Options, Prepared
 from geo.mapview import MapView
 from geo.readers import LAYERS
 from geo.records import Confidence, Control, ConvoyStatus, RoutePrecision, Scenario, TimePrecision
+from geo.safe_html import markdown_literal
 from geo.scenario import iso_local
 from geo.settings import Settings
 from geo.workspace import Workspace
-from pages.shared.session import published_assets, who
+from pages.shared.session import published_assets, save, who
 
 SETTINGS = Settings.from_environment()
 FILE_TYPES = ["csv", "geojson", "json", "kml", "gpx", "gpkg", "zip"]
@@ -187,13 +187,8 @@ def convoy_editor(workspace: Workspace, scenario: Scenario, user: str) -> None:
 def commit(
     workspace: Workspace, scenario: Scenario, edits: list[changes.Edit], user: str, *, note: str
 ) -> None:
-    try:
-        done = changes.commit(workspace, scenario.id, edits, who=user, note=note)
-    except ValidationError as error:
-        st.error(f"Nothing was saved:\n\n{error}")
-        return
-    except CorridorError as error:
-        st.error(f"The workspace could not be updated:\n\n{error}")
+    done = save(workspace, scenario.id, edits, user, note=note)
+    if done is None:
         return
     ss.flash = f"Saved {len(done)} change(s) ({note})."
     st.rerun()

@@ -201,3 +201,15 @@ def test_cli_analyse_prints_each_route(
     text = capsys.readouterr().out
     assert "convoy-1 (under way): HIGH ALERT" in text
     assert "front line at 2.05 km" in text
+
+
+def test_the_risk_table_rounds_kilometres_and_names_its_reasons(scenario: Scenario) -> None:
+    from geo import tables
+
+    besieged = zone("z-b", Control.BESIEGED, box(36.05, 34.9, 36.1, 35.1))
+    found = analysis.analyse(replace(scenario, zones=(besieged,)), AT)
+    [row] = tables.risk_table(found).to_dict("records")
+    assert row["convoy"] == "c1"
+    assert row["besieged (km)"] == pytest.approx(along(36.05, 36.1), abs=0.02)
+    assert row["length (km)"] == pytest.approx(km(LINE), abs=0.02)
+    assert row["because"] == "; ".join(found[0].reasons) != ""

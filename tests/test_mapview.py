@@ -563,7 +563,7 @@ def test_popups_with_hostile_text_run_nothing_in_chromium(
 
 
 def test_times_give_the_utc_date_when_it_is_another_day() -> None:
-    from geo._html import times
+    from geo.safe_html import times
 
     midnight = datetime(2016, 12, 15, 0, 0, tzinfo=ZoneInfo("Asia/Damascus"))
     assert times(midnight, "Asia/Damascus") == "15 Dec 2016 00:00 EET (14 Dec 22:00 UTC)"

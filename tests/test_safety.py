@@ -376,3 +376,20 @@ def kml_text() -> st.SearchStrategy[str]:
 def test_any_kml_gives_records_or_problems(text: str) -> None:
     prepared = _prepare_text(text, ".kml")
     assert prepared.rows >= prepared.accepted
+
+
+def test_a_marked_report_escapes_every_character_and_skips_overlapping_marks() -> None:
+    from geo.safe_html import marked_text
+
+    text = 'Buses left <script>alert(1)</script> Aleppo\nfor "Idlib"'
+    aleppo = text.index("Aleppo")
+    place, figure = (
+        (aleppo, aleppo + 6, "place", 'Aleppo "city"'),
+        (aleppo + 2, aleppo + 9, "figure", "x"),
+    )
+    page = marked_text(text, [place, figure])
+    assert "<script>" not in page
+    assert "&lt;script&gt;" in page
+    assert '<mark class="place" title="Aleppo &quot;city&quot;">Aleppo</mark>' in page
+    assert 'class="figure"' not in page  # overlaps the place: left out
+    assert "<br>for &quot;Idlib&quot;" in page

@@ -16,7 +16,7 @@ import pytest
 import shapely
 from PIL import Image, ImageChops
 
-from geo import _memo, bulk, export, lean_routes, mapview, synthetic, timeline
+from geo import _memo, bulk, event_columns, export, lean_routes, mapview, synthetic, timeline
 from geo._script import script_json
 from geo.records import Scenario
 from geo.scenario import read_scenario, write_scenario
@@ -56,7 +56,7 @@ def test_generated_records_lie_in_syria(big: Scenario) -> None:
 
 
 def test_event_columns_round_trip_through_the_page(big: Scenario) -> None:
-    chosen = bulk.selection(big, big.end, days=None, types=None)
+    chosen = event_columns.selection(big, big.end, days=None, types=None)
     data = json.loads(script_json(bulk.payload(big, chosen)))
     lat = np.frombuffer(base64.b64decode(data["lat"]), dtype="<i4") / 1e5
     kinds = np.frombuffer(base64.b64decode(data["kind"]), dtype="<u2")
@@ -69,7 +69,7 @@ def test_event_columns_round_trip_through_the_page(big: Scenario) -> None:
 
 def test_a_picture_carries_no_popups(big: Scenario) -> None:
     view = mapview.MapView(at=big.start + timedelta(days=15), event_days=None)
-    chosen = bulk.selection(big, view.at, days=None, types=None)
+    chosen = event_columns.selection(big, view.at, days=None, types=None)
     data = bulk.payload(big, chosen, still=True)
     assert set(data) == {"n", "lat", "lon", "kind", "dead", "kinds", "colours", "popups"}
     assert data["popups"] is False
@@ -85,10 +85,10 @@ def test_a_picture_carries_no_popups(big: Scenario) -> None:
 
 def test_event_selection_by_days_and_types(big: Scenario) -> None:
     at = big.start + timedelta(days=10)
-    week = bulk.selection(big, at, days=7, types=None)
+    week = event_columns.selection(big, at, days=7, types=None)
     last, first = at.date(), at.date() - timedelta(days=6)
     assert {big.events[i].id for i in week} == {e.id for e in big.events if first <= e.date <= last}
-    battles = bulk.selection(big, at, days=None, types=frozenset({"Battles"}))
+    battles = event_columns.selection(big, at, days=None, types=frozenset({"Battles"}))
     assert {big.events[i].event_type for i in battles} == {"Battles"}
     assert len(battles) == sum(e.event_type == "Battles" and e.date <= last for e in big.events)
 
@@ -97,7 +97,7 @@ def test_a_few_events_carry_their_notes(tiny_dir: Path) -> None:
     from dataclasses import replace
 
     small = synthetic.generate(events=5, convoys=2, zones=2, seed=1)
-    chosen = bulk.selection(small, small.end, days=None, types=None)
+    chosen = event_columns.selection(small, small.end, days=None, types=None)
     data = bulk.payload(small, chosen)
     assert data["notes"] == [small.events[i].notes for i in chosen]
     hostile = replace(small.events[0], notes="</script><script>alert(1)</script>")

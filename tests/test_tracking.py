@@ -395,3 +395,26 @@ def test_follower_takes_windows_files(tmp_path: Path) -> None:
     path.write_bytes(text.replace("\n", "\r\n").encode("utf-8"))
     found = Follower(path).new_positions(ProblemLog())
     assert [(p.latitude, p.longitude, p.note) for p in found] == [(36.18, 37.14, "crlf")]
+
+
+def test_an_old_track_is_replayed_as_of_its_last_report(
+    shipped: Scenario, track: list[Position]
+) -> None:
+    last = max(p.time for p in track)
+    assert tracking.as_of(shipped, track, last + timedelta(hours=2)) == (
+        last + timedelta(hours=2), False
+    )  # fmt: skip
+    assert tracking.as_of(shipped, track, last + timedelta(days=400)) == (last, True)
+    assert tracking.as_of(shipped, [], shipped.start + timedelta(days=2)) == (shipped.start, True)
+
+
+def test_the_tracking_table_has_a_row_per_reporting_convoy(
+    shipped: Scenario, track: list[Position]
+) -> None:
+    from geo import tables
+
+    states = track_states(shipped, track, max(p.time for p in track))
+    table = tables.tracking_table(list(states.values()))
+    reporting = [s for s in states.values() if s.latest is not None]
+    assert list(table["convoy"]) == [s.convoy for s in reporting] != []
+    assert table["done (km)"].dropna().map(lambda km: km == round(km, 1)).all()

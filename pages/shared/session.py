@@ -1,4 +1,4 @@
-"""Who is editing (for the change log) and the map assets, shared by every page."""
+"""Who is editing (for the change log), the map assets, and saving edits: shared by every page."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ import uuid
 
 import streamlit as st
 
-from geo import assets
+from geo import assets, changes
+from geo.errors import CorridorError, ValidationError
+from geo.workspace import Workspace
 
 
 @st.cache_resource(show_spinner=False)
@@ -36,3 +38,23 @@ def who(page: str) -> str:
     ).strip()
     ss.user_name = typed
     return typed or str(ss.session_label)
+
+
+def save(
+    workspace: Workspace,
+    scenario_id: str,
+    edits: list[changes.Edit],
+    user: str,
+    *,
+    note: str,
+    refused: str = "Nothing was saved",
+) -> list[changes.Change] | None:
+    """Commit the edits and return the changes logged; on a problem, say what it was (refused
+    edits by `refused`, a workspace that cannot be written otherwise) and return None."""
+    try:
+        return changes.commit(workspace, scenario_id, edits, who=user, note=note)
+    except ValidationError as error:
+        st.error(f"{refused}:\n\n{error}")
+    except CorridorError as error:
+        st.error(f"The workspace could not be updated:\n\n{error}")
+    return None

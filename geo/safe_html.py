@@ -1,4 +1,5 @@
-"""Safe HTML for maps: every user string escaped, also for folium's JavaScript template literals."""
+"""Safe HTML for maps and pages: every user string escaped, also for folium's JavaScript
+template literals."""
 
 from __future__ import annotations
 
@@ -80,3 +81,25 @@ CARD_CSS = (
 def markdown_literal(text: str) -> str:
     """User text for Markdown (Streamlit captions): shown as typed, never as formatting."""
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$])", r"\\\1", text)
+
+
+REPORT_CSS = (
+    "<style>mark.place{background:#cde4f6}mark.figure{background:#ffe2b3}"
+    ".report{font:15px/1.55 system-ui,sans-serif;max-height:420px;overflow:auto}</style>"
+)
+
+
+def marked_text(text: str, marks: Iterable[tuple[int, int, str, str]]) -> str:
+    """A text as HTML, every character escaped, with spans marked: each mark is (start, end,
+    class, title); a mark overlapping an earlier one is left out. Line breaks are kept."""
+    out, at = [], 0
+    for start, end, kind, title in sorted(marks):
+        if start < at:
+            continue
+        out.append(html.escape(text[at:start]))
+        kind, title = html.escape(kind, quote=True), html.escape(title, quote=True)
+        out.append(f'<mark class="{kind}" title="{title}">{html.escape(text[start:end])}</mark>')
+        at = end
+    out.append(html.escape(text[at:]))
+    body = "".join(out).replace("\n", "<br>")
+    return f'{REPORT_CSS}<div class="report">{body}</div>'
