@@ -16,6 +16,7 @@ from geo.analysis import RiskRules
 from geo.errors import CorridorError, ProblemLog
 from geo.mapview import ALL_LAYERS, BASES, DEFAULT_LAYERS, LAYER_LABELS, MapView
 from geo.place_labels import LABEL_LANGUAGES, LabelLanguage
+from geo.positions import Feed
 from geo.records import Confidence, ConvoyStatus, Scenario
 from geo.safe_html import markdown_literal
 from geo.scenario import read_scenario
@@ -423,12 +424,12 @@ def follow(scenario: Scenario, path: str) -> tuple[dict[str, Any], list[Any]]:
     return tracking.track_states(scenario, reports, now), reports
 
 
-def live_feed(scenario: Scenario, path: str, workspace: Workspace) -> tracking.Feed:
+def live_feed(scenario: Scenario, path: str, workspace: Workspace) -> Feed:
     """The session's feed of this file for this scenario; a new one for another file."""
     feed = ss.get("feed")
     if feed is None or str(feed.path) != path or feed.scenario_id != scenario.id:
         kept = positions(workspace, scenario.id) if workspace.exists() else []
-        feed = ss.feed = tracking.Feed(path, scenario.id, kept)
+        feed = ss.feed = Feed(path, scenario.id, kept)
     return feed
 
 

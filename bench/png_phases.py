@@ -51,7 +51,7 @@ def browser_phases(page: Page, address: str) -> tuple[float, float, float]:
     """Seconds to load the page, then until it reports ready, then to take the PNG."""
     load = seconds(lambda: page.goto(address, wait_until="load"))
     ready = seconds(lambda: page.wait_for_function(READY))
-    capture = seconds(lambda: page.screenshot(type="png"))  # as geo.export.Browser takes PNGs
+    capture = seconds(lambda: page.screenshot(type="png"))  # as geo.pictures.Browser takes PNGs
     page.goto("about:blank")
     return load, ready, capture
 

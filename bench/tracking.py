@@ -30,8 +30,9 @@ import shapely
 
 from geo import synthetic, timeline
 from geo.errors import ProblemLog
+from geo.positions import read_positions
 from geo.records import Scenario
-from geo.tracking import Position, Rules, read_positions, track_states
+from geo.tracking import Position, Rules, track_states
 
 CONVOYS, REPORTS, RUNS = 100, 100, 7
 NOISE_DEGREES = 0.0002  # about 20 m

@@ -49,18 +49,19 @@ def items(root: Element, file: str, log: ProblemLog) -> list[tuple[str, RawRecor
 
 
 def _spot(file: str, noun: str, number: int, element: Element) -> Spot:
-    name = _text(element, "name")
+    name = child_text(element, "name")
     return Spot(file, f"{noun} #{number}" + (f" {name!r}" if name else ""))
 
 
-def _text(element: Element, tag: str) -> str:
+def child_text(element: Element, tag: str) -> str:
+    """The stripped text of an element's first child with this tag; "" when there is none."""
     child = element.find(tag)
     return (child.text or "").strip() if child is not None else ""
 
 
 def _texts(element: Element) -> dict[str, Any]:
-    cells: dict[str, Any] = {"name": _text(element, "name")}
-    if description := _text(element, "desc"):
+    cells: dict[str, Any] = {"name": child_text(element, "name")}
+    if description := child_text(element, "desc"):
         cells["quote"] = description
     return cells
 
@@ -101,7 +102,7 @@ def _vertex(point: Element, spot: Spot, prefix: str, log: ProblemLog) -> _Vertex
         expected = "a latitude from -90 to 90 and a longitude from -180 to 180"
         log.error(spot.file, spot.where, prefix + "lat/lon", expected, actual)
         return None
-    return _Vertex(lon, lat, _iso(_text(point, "time")))
+    return _Vertex(lon, lat, _iso(child_text(point, "time")))
 
 
 def _iso(value: str) -> str:

@@ -283,13 +283,14 @@ def _analyse(args: argparse.Namespace) -> int:
 def _track(args: argparse.Namespace) -> int:
     from geo import tracking
     from geo.errors import ProblemLog
+    from geo.positions import read_positions
     from geo.workspace import Workspace, add_positions, positions
 
     workspace = Workspace(args.workspace)
     scenario = workspace.load(args.scenario)
     log = ProblemLog()
     for path in args.files:
-        added = add_positions(workspace, scenario.id, tracking.read_positions(path, log=log))
+        added = add_positions(workspace, scenario.id, read_positions(path, log=log))
         print(f"{path}: {added} position reports added")
     reports = positions(workspace, scenario.id)
     at = _moment(args.at) if args.at else (reports[-1].time if reports else scenario.start)

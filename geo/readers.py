@@ -461,18 +461,18 @@ def _as_collection(document: object) -> dict[str, Any] | None:
 def _read_kml(
     path: Path, file: str, layer: str | None, log: ProblemLog, limits: ZipLimits
 ) -> list[Table]:
-    root = _xml_root(path, file, "kml", log)
+    root = xml_root(path, file, "kml", log)
     return [] if root is None else _tables(_kml.placemarks(root, file, log), layer, log)
 
 
 def _read_gpx(
     path: Path, file: str, layer: str | None, log: ProblemLog, limits: ZipLimits
 ) -> list[Table]:
-    root = _xml_root(path, file, "gpx", log)
+    root = xml_root(path, file, "gpx", log)
     return [] if root is None else _tables(_gpx.items(root, file, log), layer, log)
 
 
-def _xml_root(path: Path, file: str, tag: str, log: ProblemLog) -> Element | None:
+def xml_root(path: Path, file: str, tag: str, log: ProblemLog) -> Element | None:
     """The document element, namespaces stripped; None (logged) for unreadable or unsafe XML."""
     expected = f"a {tag.upper()} document (XML without DTD or entity declarations)"
     try:

@@ -27,7 +27,7 @@ import pytest
 from PIL import Image, ImageChops, ImageStat
 from playwright.sync_api import Browser, Route
 
-from geo import export, timeline
+from geo import export, pictures, timeline
 from geo.basemap import ATTRIBUTION
 from geo.cli import main
 from geo.errors import ChromiumNotFoundError, ExportError
@@ -414,7 +414,7 @@ def test_png_without_chromium_says_how_to_install_it(
     out = tmp_path / "out"
     out.mkdir()
     monkeypatch.setenv("CORRIDOR_CHROMIUM", str(not_chromium))
-    monkeypatch.setattr(export, "_BROWSER", None)
+    monkeypatch.setattr(pictures, "_BROWSER", None)
     with pytest.raises(ChromiumNotFoundError, match="apt-get install chromium") as caught:
         export.export(snap(scenario, width=320, height=200), "png", out)
     assert "CORRIDOR_CHROMIUM" in str(caught.value)
@@ -425,7 +425,7 @@ def test_png_without_playwright_says_how_to_install_it(
     scenario: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "playwright.sync_api", None)  # import fails, as if missing
-    monkeypatch.setattr(export, "_BROWSER", None)
+    monkeypatch.setattr(pictures, "_BROWSER", None)
     with pytest.raises(ExportError, match=r"need the Python package playwright.*make install"):
         export.export(snap(scenario, width=320, height=200), "png", tmp_path)
     assert list(tmp_path.iterdir()) == []

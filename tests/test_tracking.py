@@ -16,9 +16,10 @@ import pytest
 
 from geo import timeline, tracking
 from geo.errors import ProblemLog
+from geo.positions import Feed, Follower, read_positions
 from geo.records import Scenario
 from geo.scenario import read_scenario
-from geo.tracking import Feed, Follower, Position, Rules, TrackState, read_positions, track_states
+from geo.tracking import Position, Rules, TrackState, track_states
 
 DATA = Path(__file__).parent / "data" / "tracking"
 SHIPPED = Path(__file__).parent.parent / "data" / "scenarios" / "aleppo-2016-12"
