@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import zoneinfo
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -384,29 +385,34 @@ def raw_ids(raws: Iterable[RawRecord]) -> set[str]:
 
 def to_cells(record: Record, kind: Kind) -> dict[str, Any]:
     """A record as cells keyed by field name: text, numbers, and datetimes/dates as they are."""
-    if _MADE is not None:
-        made = _MADE.get(id(record))
+    kept = _MADE.get()
+    if kept is not None:
+        made = kept.get(id(record))
         if made is not None and made[0] is record:
             return dict(made[1])
     cells = {name: _cell(getattr(record, key)) for name, key in _cell_keys(kind)}
-    if _MADE is not None:
-        _MADE[id(record)] = (record, cells)
-    return dict(cells) if _MADE is not None else cells
+    if kept is None:
+        return cells
+    kept[id(record)] = (record, cells)
+    return dict(cells)
 
 
-_MADE: dict[int, tuple[Any, dict[str, Any]]] | None = None
+_MADE: contextvars.ContextVar[dict[int, tuple[Any, dict[str, Any]]] | None] = (
+    contextvars.ContextVar("cells_made", default=None)
+)
+"""Cells made within `cells_kept`, by record (per thread: Streamlit serves each session from
+its own thread)."""
 
 
 @contextlib.contextmanager
 def cells_kept() -> Iterator[None]:
     """Within this block, each record's cells are made once (a large import's commit made
     them four times: for the log, the workspace, the dump and the check)."""
-    global _MADE
-    outer, _MADE = _MADE, {} if _MADE is None else _MADE
+    token = _MADE.set(_MADE.get() if _MADE.get() is not None else {})
     try:
         yield
     finally:
-        _MADE = outer
+        _MADE.reset(token)
 
 
 _CELL_KEYS: dict[Kind, list[tuple[str, str]]] = {}

@@ -17,6 +17,7 @@ from shapely.geometry import mapping, shape
 from shapely.geometry.base import BaseGeometry
 
 from geo import _schema as s
+from geo._atomic import write_text
 from geo._fields import Spot
 from geo.builder import assemble, meta_fields
 from geo.errors import CorridorError, Problem, ProblemLog, ValidationError, WorkspaceError
@@ -98,22 +99,22 @@ def commit(
             if not changes:
                 return changes
             if last:
-                _write(workspace, edited, changes)
+                _write(workspace, edited, changes, version)
                 return changes
         with workspace.transaction():
             if workspace.version() == version:  # else saved by someone else meanwhile: again
-                _write(workspace, edited, changes)
+                _write(workspace, edited, changes, version)
                 return changes
     raise AssertionError("unreachable: the last try returns")
 
 
-def _write(workspace: Workspace, edited: _Edited, changes: list[Change]) -> None:
+def _write(workspace: Workspace, edited: _Edited, changes: list[Change], version: Any) -> None:
     log = {CHANGES_LAYER: _frame(changes)}
     if edited.whole:
         workspace.save(edited.scenario, append=log)
     else:
         workspace.write_records(edited.scenario, edited.put(), edited.dropped(), append=log)
-    _dump(workspace, edited.scenario, edited.layers())
+    _dump(workspace, edited.scenario, edited.layers(), written_over=version)
 
 
 OPTIMISTIC_TRIES = 3
@@ -335,12 +336,11 @@ def _built(
         raws = [
             _raw(name, row) for rid, row in rows if row is not None and (name, rid) not in checked
         ]
-        for record in s.build(kind, raws, known, log):
-            after[name][record.id] = record
+        built = {record.id: record for record in s.build(kind, raws, known, log)}
         prebuilt = [checked[(name, rid)] for rid, row in rows if (name, rid) in checked]
         s.recheck(kind, prebuilt, known, f"edit of {name}", log)
-        after[name].update({record.id: record for record in prebuilt})
-        after[name].update({rid: None for rid, row in rows if row is None})
+        built.update({record.id: record for record in prebuilt})
+        after[name] = {rid: built.get(rid) for rid, row in rows}  # in the edits' order
     log.raise_if_errors(subject)
     before = {name: {rid: records[name].get(rid) for rid in rows} for name, rows in after.items()}
     layers = {}
@@ -422,6 +422,7 @@ def _differences(edited: _Edited, edits: Sequence[Edit], stamp: _Stamp) -> list[
         if edit.action != "update":
             changes.append(stamp.change(edit, "", old, new))
             continue
+        old, new = old or {}, new or {}  # (added, or deleted, by another edit of the batch)
         for name in edit.cells:
             if old.get(name) != new.get(name):
                 changes.append(stamp.change(edit, name, old.get(name), new.get(name)))
@@ -488,21 +489,35 @@ def _raw(name: str, row: dict[str, Any]) -> s.RawRecord:
     return s.RawRecord(Spot(f"edit of {name}", f"id {row.get('id')!r}"), values, geometry)
 
 
-def _dump(workspace: Workspace, scenario: Scenario, layers: set[str] | None = None) -> None:
+def _dump(
+    workspace: Workspace,
+    scenario: Scenario,
+    layers: set[str] | None = None,
+    *,
+    written_over: Any = None,
+) -> None:
     """Keep the scenario's new state as a folder too: the way back if the file is ever lost.
 
-    Only the files of the `layers` changed are written again (all when None or when the
-    folder is not there yet).
+    Only the files of the `layers` changed are written again, when the folder is known to hold
+    the state this write started from (`written_over`, the workspace's version then, is what
+    the last dump recorded); otherwise, after a save that wrote no dump or a dump that failed,
+    every file is written.
     """
     folder = dump_folder(workspace, scenario.id)
+    marker = folder / DUMPED_VERSION
     try:
-        write_scenario(
-            scenario, folder, kinds=layers if (folder / "scenario.toml").is_file() else None
-        )
+        known = marker.read_text(encoding="utf-8") if marker.is_file() else None
+        current = layers is not None and known == repr(written_over)
+        write_scenario(scenario, folder, kinds=layers if current else None)
+        write_text(marker, repr(workspace.version()))
     except OSError as error:
         raise WorkspaceError(
             f"{workspace.path}: the change was saved but its dump could not be written ({error})"
         ) from error
+
+
+DUMPED_VERSION = ".workspace-version"
+"""In a dump folder: the workspace file's version (inode, time, size) the dump is of."""
 
 
 # --- undo ---------------------------------------------------------------------------------

@@ -589,7 +589,9 @@ def _unreadable_blobs(
     key, table, column = (_quoted(name) for name in (key, layer_name, column))
     query = f"SELECT {key} FROM {table} WHERE {column} IS NOT NULL"
     try:
-        with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
+        with contextlib.closing(
+            sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        ) as db:
             present = {row[0] for row in db.execute(query)}
     except sqlite3.Error:
         return set()
@@ -633,7 +635,9 @@ def _declared_srs(path: Path, layer_name: str) -> str:
         "LEFT JOIN gpkg_spatial_ref_sys s ON s.srs_id = c.srs_id WHERE c.table_name = ?"
     )
     try:
-        with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
+        with contextlib.closing(
+            sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        ) as db:
             found = db.execute(query, (layer_name,)).fetchone()
     except sqlite3.Error:
         return ""

@@ -185,7 +185,8 @@ class Workspace:
         append = append or {}
         with self.transaction():
             present = _layer_names(self.path) if self.exists() else set()
-            if not self._fits(present, put, append):
+            fields = self._fields(present, put, append)
+            if fields is None:
                 self._save(scenario, append)
                 return
             with atomic_path(self.path) as temporary:
@@ -195,29 +196,34 @@ class Workspace:
                     name = layer.kind.name
                     if put.get(name):
                         frame = _frame(tuple(put[name]), layer, scenario.id)
+                        frame = _ordered(frame, fields[name])
                         _write(frame, temporary, name, layer.geometry_type, append=True)
                 _put_back(temporary, scenario.id, places)
                 for name, rows in append.items():
+                    rows = _ordered(rows, fields[name]) if name in fields else rows
                     _write(rows, temporary, name, None, append=name in present)
 
-    def _fits(
+    def _fields(
         self, present: set[str], put: dict[str, list[Any]], append: dict[str, pd.DataFrame]
-    ) -> bool:
-        """Whether every layer to add to exists with the fields of today's schema (a workspace
-        written by an older Corridor is saved whole instead, its tables made anew)."""
+    ) -> dict[str, list[str]] | None:
+        """The fields of each existing layer to add to, in the file's order (pyogrio appends
+        by position, not by name); None when a layer is missing or lacks a field of today's
+        schema (a workspace written by an older Corridor is then saved whole, its tables made
+        anew)."""
         wanted = {name: set(rows.columns) - {"geometry"} for name, rows in append.items()}
         for layer in LAYERS:
             if put.get(layer.kind.name):
                 wanted[layer.kind.name] = {SCENARIO_ID, *s.field_names(layer.kind)}
+        found = {}
         for name, fields in wanted.items():
-            if name not in present and name in TABLES:
-                return False
-            if (
-                name in present
-                and set(pyogrio.read_info(self.path, layer=name)["fields"]) != fields
-            ):
-                return False
-        return True
+            if name not in present:
+                if name in TABLES:
+                    return None
+                continue
+            found[name] = [str(f) for f in pyogrio.read_info(self.path, layer=name)["fields"]]
+            if set(found[name]) != fields:
+                return None
+        return found
 
     def _other_layers(self) -> dict[str, tuple[pd.DataFrame, str | None]]:
         """Layers the workspace holds besides the scenario tables (kept as they are on a save)."""
@@ -375,6 +381,13 @@ def _write(
         pyogrio.write_dataframe(frame, path, **options)
     except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, OSError) as error:
         raise WorkspaceError(f"{path}: cannot write layer {layer!r} ({error})") from error
+
+
+def _ordered(frame: pd.DataFrame, fields: list[str]) -> pd.DataFrame:
+    """The frame's columns in a layer's order (the geometry last, as pyogrio writes it)."""
+    geometry = ["geometry"] if "geometry" in frame.columns else []
+    ordered: pd.DataFrame = frame[[*fields, *geometry]]
+    return ordered
 
 
 def _delete(path: Path, scenario_id: str, drop: dict[str, set[str]]) -> dict[str, _Rows]:

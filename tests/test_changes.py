@@ -321,3 +321,44 @@ def test_a_workspace_written_by_an_older_corridor_is_saved_whole(workspace: Work
         db.execute('ALTER TABLE "changes" DROP COLUMN "undoes"')
     changes.commit(workspace, "tiny", [Edit("update", "convoys", "c1", {"buses": "8"})], who="a")
     assert [c.new for c in changes.history(workspace, "tiny")] == ["9", "8"]
+
+
+def test_rows_are_added_in_the_layers_own_column_order(
+    workspace: Workspace, tiny: Scenario
+) -> None:
+    """pyogrio appends by position: an older workspace saved whole keeps other scenarios' rows
+    first, so a column it lacked comes last; the next edit must still land in the right one."""
+    import sqlite3
+    from dataclasses import replace
+
+    workspace.save(replace(tiny, id="tiny2"))
+    with sqlite3.connect(workspace.path) as db:
+        db.execute('ALTER TABLE "places" DROP COLUMN "aliases"')
+    for name in ("First", "Second"):
+        changes.commit(workspace, "tiny", [Edit("update", "places", "aleppo", {"name": name})],
+                       who="a")  # fmt: skip
+    aleppo = workspace.load("tiny").places[0]
+    assert (aleppo.name, aleppo.country_code, aleppo.kind) == ("Second", "SY", "city")
+
+
+def test_a_dump_is_written_whole_after_a_save_that_wrote_none(
+    workspace: Workspace, tiny: Scenario
+) -> None:
+    """A commit rewrites only the dump files of the layers it changed, but only when the dump
+    is of the state it started from: a whole save (`import <folder>`) writes no dump."""
+    from dataclasses import replace
+
+    changes.commit(workspace, "tiny", [Edit("update", "places", "aleppo", {"name": "A"})], who="a")
+    figure = replace(tiny.figures[0], what="evacuees")
+    workspace.save(replace(tiny, figures=(figure, *tiny.figures[1:])))
+    changes.commit(workspace, "tiny", [Edit("update", "places", "aleppo", {"name": "B"})], who="a")
+    assert read_scenario(changes.dump_folder(workspace, "tiny")) == workspace.load("tiny")
+
+
+def test_a_record_added_then_edited_in_one_batch(workspace: Workspace, tiny: Scenario) -> None:
+    cells = {**changes._cells_by_kind(tiny)["places"][0], "id": "aleppo-2"}
+    batch = [Edit("add", "places", "aleppo-2", cells),
+             Edit("update", "places", "aleppo-2", {"name": "Aleppo (east)"})]  # fmt: skip
+    done = changes.commit(workspace, "tiny", batch, who="a")
+    assert [c.action for c in done] == ["add", "update"]
+    assert workspace.load("tiny").places[-1].name == "Aleppo (east)"

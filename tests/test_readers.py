@@ -549,3 +549,18 @@ def test_zip_of_several_files_is_refused(tmp_path: Path) -> None:
     log = ProblemLog()
     assert read_file(path, log=log) == []
     assert [p.actual for p in log] == ["places.csv, zones.kml"]
+
+
+def test_a_geopackage_named_by_a_relative_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checks that open a GeoPackage with SQLite take a path typed relative, as a user of
+    `python -m geo import traced.gpkg` types it."""
+    frame = gpd.GeoDataFrame({"name": ["a"]}, geometry=[LineString([(37.1, 36.1), (37.2, 36.2)])])
+    with pytest.warns(UserWarning, match="'crs' was not provided"):
+        pyogrio.write_dataframe(frame, tmp_path / "traced.gpkg", layer="traced", driver="GPKG")
+    monkeypatch.chdir(tmp_path)
+    log = ProblemLog()
+    (table,) = read_file(Path("traced.gpkg"), log=log)
+    assert len(table.rows) == 1
+    assert "EPSG:4326 is assumed" in str(next(iter(log)).actual)
