@@ -246,8 +246,6 @@ class _Edited:
     after: dict[str, dict[str, Any]]
     whole: bool = False
     """Rebuilt and to be written whole (a record others may refer to was deleted)."""
-    given: dict[tuple[str, Any], dict[str, Any]] = field(default_factory=dict)
-    """The cells of added records that came built (an import's), by (layer, id)."""
 
     def put(self) -> dict[str, list[Any]]:
         """The records to write, by layer: added and updated ones."""
@@ -271,10 +269,8 @@ class _Edited:
         found: dict[str, dict[Any, dict[str, Any]]] = {name: {} for name in KINDS}
         for layer, by_id in records.items():
             for record_id, record in by_id.items():
-                if record is None:
-                    continue
-                given = self.given.get((layer, record_id)) if records is self.after else None
-                found[layer][record_id] = given or _cells(record, KINDS[layer])
+                if record is not None:
+                    found[layer][record_id] = _cells(record, KINDS[layer])
         return found
 
 
@@ -293,7 +289,6 @@ def _edited(current: Scenario, edits: Sequence[Edit], *, subject: str) -> _Edite
     work: dict[str, dict[Any, dict[str, Any]]] = {name: {} for name in KINDS}
     seen: dict[tuple[str, Any], None] = {}  # in the edits' order: added records go last
     checked: dict[tuple[str, Any], Any] = {}
-    given_cells: dict[tuple[str, Any], dict[str, Any]] = {}
     for edit in edits:
         key = (edit.layer, edit.record_id)
         if key not in seen and edit.record_id in records.get(edit.layer, {}):
@@ -304,12 +299,11 @@ def _edited(current: Scenario, edits: Sequence[Edit], *, subject: str) -> _Edite
         checked.pop(key, None)
         if edit.action == "add" and edit.record is not None:
             checked[key] = edit.record
-            given_cells[key] = {**edit.cells, "id": edit.record_id}
     touched = {key: work[key[0]].get(key[1]) for key in seen}
     if any(rid in records[layer] for (layer, rid), row in touched.items() if row is None
            and layer in REFERRED):  # fmt: skip
         return _whole(current, edits, subject=subject)
-    return _built(current, records, touched, checked, given_cells, subject=subject)
+    return _built(current, records, touched, checked, subject=subject)
 
 
 def _built(
@@ -317,7 +311,6 @@ def _built(
     records: dict[str, dict[Any, Any]],
     touched: dict[tuple[str, Any], dict[str, Any] | None],
     checked: dict[tuple[str, Any], Any],
-    given_cells: dict[tuple[str, Any], dict[str, Any]],
     *,
     subject: str,
 ) -> _Edited:
@@ -348,8 +341,7 @@ def _built(
         kept = [after[name].get(rid, record) for rid, record in by_id.items()]
         added = [record for rid, record in after[name].items() if rid not in by_id]
         layers[name] = tuple(record for record in (*kept, *added) if record is not None)
-    given = {key: given_cells[key] for key in checked if key in given_cells}
-    return _Edited(replace(current, **layers), before, after, given=given)  # type: ignore[arg-type]
+    return _Edited(replace(current, **layers), before, after)  # type: ignore[arg-type]
 
 
 def _whole(current: Scenario, edits: Sequence[Edit], *, subject: str) -> _Edited:
@@ -434,16 +426,8 @@ def _rows_by_id(
 ) -> dict[str, dict[Any, dict[str, Any]]]:
     """The cells of the records with these ids, by layer and id (only those are made)."""
     found: dict[str, dict[Any, dict[str, Any]]] = {name: {} for name in KINDS}
-    for name, ids in wanted.items():
-        kind = KINDS.get(name)
-        if kind is None:
-            continue
-        for record in getattr(scenario, name):
-            if record.id in ids:
-                row = s.to_cells(record, kind)
-                if kind.geometry:
-                    row["geometry"] = record.geometry
-                found[name][record.id] = row
+    for name, by_id in _records_by_id(scenario, wanted).items():
+        found[name] = {rid: _cells(r, KINDS[name]) for rid, r in by_id.items() if r is not None}
     return found
 
 
@@ -452,16 +436,9 @@ def _problem(edit: Edit, name: str, expected: str, actual: object) -> Problem:
 
 
 def _cells_by_kind(scenario: Scenario) -> dict[str, list[dict[str, Any]]]:
-    found: dict[str, list[dict[str, Any]]] = {}
-    for name, kind in KINDS.items():
-        rows = []
-        for record in getattr(scenario, name):
-            row = s.to_cells(record, kind)
-            if kind.geometry:
-                row["geometry"] = record.geometry
-            rows.append(row)
-        found[name] = rows
-    return found
+    return {
+        name: [_cells(r, kind) for r in getattr(scenario, name)] for name, kind in KINDS.items()
+    }
 
 
 def _rebuild(

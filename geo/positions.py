@@ -46,19 +46,8 @@ FORMATS_HINT = "a CSV, GPX or GeoJSON file of position reports"
 
 
 def read_positions(path: Path | str, *, log: ProblemLog, name: str | None = None) -> list[Position]:
-    """Every good report in a CSV, GPX or GeoJSON file; each bad row or feature goes to `log`.
-
-    Parameters
-    ----------
-    path
-        The file; an upload may be a temporary file with any name.
-    log
-        Collects every problem, each naming the file, the row or feature, the field, what
-        was expected and what came.
-    name
-        The file's name as the user knows it, used in messages and to tell the format
-        (default: the path's name).
-    """
+    """Every good report in a CSV, GPX or GeoJSON file; each bad row or feature goes to `log`
+    (`path`, `log` and `name` as `geo.readers.read_file` takes them)."""
     path = Path(path)
     label = name or path.name
     suffix = PurePosixPath(label).suffix.lower()

@@ -26,7 +26,7 @@ from geo._atomic import atomic_path
 from geo._fields import Spot
 from geo.builder import assemble, meta_fields
 from geo.errors import ProblemLog, ScenarioNotFoundError, WorkspaceError, WorkspaceLockedError
-from geo.records import Event, Place, Position, Scenario
+from geo.records import Position, Scenario
 
 SCENARIO_ID = "scenario_id"
 SCENARIOS_LAYER = "scenarios"
@@ -331,7 +331,7 @@ def _frame(records: tuple[Any, ...], layer: Layer, scenario_id: str) -> pd.DataF
         points = shapely.points([(r.longitude, r.latitude) for r in records] or np.empty((0, 2)))
         geometry = gpd.GeoSeries(points, crs=CRS)
     else:
-        geometry = gpd.GeoSeries([_geometry(record) for record in records], crs=CRS)
+        geometry = gpd.GeoSeries([record.geometry for record in records], crs=CRS)
     spatial: pd.DataFrame = gpd.GeoDataFrame(frame, geometry=geometry, crs=CRS)
     return spatial
 
@@ -347,12 +347,6 @@ def _typed(frame: pd.DataFrame, moments: set[str]) -> pd.DataFrame:
         elif frame[column].dtype == object or str(frame[column].dtype) == "str":
             frame[column] = frame[column].astype(object).where(frame[column].notna(), None)
     return frame
-
-
-def _geometry(record: Any) -> shapely.Geometry:
-    if isinstance(record, Place | Event):
-        return shapely.Point(record.longitude, record.latitude)
-    return record.geometry
 
 
 def _without(frame: pd.DataFrame | None, scenario_id: str) -> pd.DataFrame | None:
