@@ -18,6 +18,7 @@ from PIL import Image, ImageChops
 
 from geo import _memo, bulk, event_columns, export, lean_routes, mapview, synthetic, timeline
 from geo._script import script_json
+from geo.mapview import lean
 from geo.records import Scenario
 from geo.scenario import read_scenario, write_scenario
 
@@ -137,7 +138,7 @@ def test_lean_lines_thin_as_convoys_crowd() -> None:
 
 def test_lean_route_coordinates_decode_to_the_simplified_line(big: Scenario) -> None:
     legs = big.routes[:50]
-    points = [mapview._leg_points(big)[leg.id] for leg in legs]
+    points = [lean.leg_points(big)[leg.id] for leg in legs]
     decoded = decoded_legs(lean_routes.packed_legs(points))
     for got, want in zip(decoded, points, strict=True):  # long steps come back in pieces
         assert {tuple(p) for p in want.tolist()} <= {tuple(p) for p in got.tolist()}
@@ -174,7 +175,7 @@ def test_spans_run_from_each_first_number() -> None:
 
 def test_some_packed_legs_are_packed_as_those_legs_alone(big: Scenario) -> None:
     far = np.array([[3_300_000, 3_600_000], [3_300_000 + 100_001, 3_600_000 - 65_534]])
-    points = [mapview._leg_points(big)[leg.id] for leg in big.routes[:30]] + [far]
+    points = [lean.leg_points(big)[leg.id] for leg in big.routes[:30]] + [far]
     packed = lean_routes.pack_legs(points)
     chosen = np.array([30, 7, 3, 3, 29, 0])
     assert packed.page_data(chosen) == lean_routes.packed_legs([points[i] for i in chosen])

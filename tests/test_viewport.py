@@ -12,7 +12,7 @@ import pytest
 
 from geo import mapview, viewport
 from geo.mapview import MapView
-from geo.records import Scenario
+from geo.records import ConvoyStatus, Scenario
 from geo.scenario import read_scenario
 from geo.viewport import ViewRequest
 
@@ -44,7 +44,7 @@ def test_the_story_leaves_out_what_does_not_matter_at_the_moment(shipped: Scenar
 
 
 def test_a_filtered_view_frames_what_it_shows(shipped: Scenario) -> None:
-    only_arrived = MapView(at=utc(15, 18), statuses=frozenset({mapview.ConvoyStatus.ARRIVED}))
+    only_arrived = MapView(at=utc(15, 18), statuses=frozenset({ConvoyStatus.ARRIVED}))
     (_south, west), (_north, east) = mapview.story_frame(shipped, only_arrived).bounds
     assert west == pytest.approx(36.665)  # the besieged enclave still counts
     assert east == pytest.approx(37.176)

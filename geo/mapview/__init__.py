@@ -1,0 +1,169 @@
+"""The layered evacuation map: zones, routes, convoys, places and figures at a moment (folium).
+
+`build_map` assembles it from the package's rooms: `view` (what is shown), `layers` (the
+overlays), `elements` (the page scripts), `legend`, `symbols` (colours and symbols) and
+`returned` (what streamlit-folium sends back).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import folium
+import folium.plugins
+from branca.element import Element
+
+from geo import viewport
+from geo.assets import make_tree_offline
+from geo.map_furniture import FURNITURE_CSS, ClearPopups, Locator, Panel, PlaceLabels
+from geo.mapview.elements import Hatch, Items, LayerSync, OfflineBase
+from geo.mapview.layers import (
+    alerts,
+    arabic_names,
+    convoy_card,
+    figure_radius,
+    label_text,
+    overlays,
+    risks,
+    selection,
+    state_note,
+    tracks_group,
+)
+from geo.mapview.lean import SIMPLIFY_DEGREES, lean_weight
+from geo.mapview.legend import legend_html, title_html
+from geo.mapview.returned import convoy_clicked, convoy_near, selected_layers
+from geo.mapview.symbols import (
+    APPROXIMATE_DASH,
+    FIGURE_COLOURS,
+    MAP_CSS,
+    NORTH_ARROW,
+    OSM_CREDIT,
+    PLANNED_DASH,
+    STATE_COLOURS,
+    ZONE_COLOURS,
+)
+from geo.mapview.view import (
+    ALL_LAYERS,
+    BASES,
+    DEFAULT_LAYERS,
+    DETAIL_LIMIT,
+    LAYER_LABELS,
+    ZONE_LAYERS,
+    MapView,
+    Shown,
+    convoy_frame,
+    shown,
+    story_frame,
+    visible_convoys,
+)
+from geo.records import Scenario
+from geo.safe_html import CARD_CSS
+from geo.viewport import ViewRequest
+
+__all__ = [
+    "ALL_LAYERS",
+    "APPROXIMATE_DASH",
+    "BASES",
+    "DEFAULT_LAYERS",
+    "DETAIL_LIMIT",
+    "FIGURE_COLOURS",
+    "LAYER_LABELS",
+    "PLANNED_DASH",
+    "SIMPLIFY_DEGREES",
+    "STATE_COLOURS",
+    "ZONE_COLOURS",
+    "ZONE_LAYERS",
+    "Items",
+    "MapView",
+    "OfflineBase",
+    "Shown",
+    "alerts",
+    "arabic_names",
+    "build_map",
+    "convoy_card",
+    "convoy_clicked",
+    "convoy_frame",
+    "convoy_near",
+    "figure_radius",
+    "label_text",
+    "lean_weight",
+    "legend_html",
+    "risks",
+    "selected_layers",
+    "shown",
+    "state_note",
+    "story_frame",
+    "tracks_group",
+    "visible_convoys",
+]
+
+
+def build_map(
+    scenario: Scenario,
+    view: MapView,
+    *,
+    height: str = "100%",
+    asset_url: str | None = None,
+    still: bool = False,
+    frame: ViewRequest | None = None,
+    keep_view: str | None = None,
+    exported: bool = False,
+) -> folium.Map:
+    """The map of the scenario as `view` asks: every overlay its own toggle; nothing from a CDN.
+
+    Leaflet, its plugins and the base map are inlined, or with `asset_url` loaded from there
+    (where geo.assets.publish put them). A `still` map is for a picture: it never moves, so
+    it has no animation and its canvas draws nothing past the edges. `frame` is the view to
+    open on (by default the story at the moment, `story_frame`); with `keep_view` (a key of
+    the browser tab's session storage) the map keeps its user's view after that, however
+    often it is drawn again, until a request with a new token comes. An `exported` map has a
+    north arrow and a locator inset (Syria with the map's extent), as printed maps do.
+    """
+    records = shown(scenario, view)
+    frame = frame or story_frame(scenario, view, records)
+    (south, west), (north, east) = frame.bounds or viewport.everything(scenario)
+    m = folium.Map(
+        location=[(south + north) / 2, (west + east) / 2],
+        zoom_start=9,
+        tiles=None,
+        control_scale=True,
+        max_zoom=18,
+        min_zoom=4,
+        height=height,
+    )
+    m.options.update(max_zoom=18, min_zoom=4)  # folium passes these to its own tiles only
+    # The base is drawn, not tiled: half zoom levels (quarter ones in a picture) frame a story
+    # more closely, and the optional OpenStreetMap tiles are scaled between their levels.
+    m.options.update(zoom_snap=0.5)
+    if still:  # a picture must not catch a zoom or a pan half-way through its animation
+        m.options.update(zoom_animation=False, fade_animation=False, zoom_snap=0.25)
+    if view.base == "osm":
+        folium.TileLayer(
+            "OpenStreetMap", name=BASES["osm"], control=False, max_zoom=18, attr=OSM_CREDIT
+        ).add_to(m)
+    root: Any = m.get_root()
+    root.header.add_child(Element(f"<style>{CARD_CSS}{MAP_CSS}{FURNITURE_CSS}</style>"))
+    OfflineBase(view.labels).add_to(m)
+    groups = overlays(scenario, view, records, still=still)
+    for group in groups.values():
+        group.add_to(m)
+    selection(scenario, view).add_to(m)
+    folium.LayerControl(collapsed=True, position="topright").add_to(m)
+    folium.plugins.Fullscreen(position="topleft").add_to(m)
+    folium.plugins.MeasureControl(
+        position="topleft", primary_length_unit="kilometers", secondary_length_unit="miles"
+    ).add_to(m)
+    Hatch().add_to(m)
+    Panel("topleft", "corridor-title", title_html(scenario, view), first=True).add_to(m)
+    legend = legend_html(scenario, view, records, foldable=not still)
+    Panel("bottomright", "corridor-legend", legend, foldable=not still).add_to(m)
+    if exported:
+        Panel("topright", "corridor-north", NORTH_ARROW).add_to(m)
+        Locator().add_to(m)
+    LayerSync(groups).add_to(m)
+    PlaceLabels().add_to(m)
+    if not still:
+        ClearPopups().add_to(m)
+    viewport.ViewKeeper(frame, store=None if still else keep_view).add_to(m)
+    make_tree_offline(m, asset_url)
+    return m
