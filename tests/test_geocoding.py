@@ -23,9 +23,11 @@ from geopy.location import Location
 from shapely.geometry import Point
 
 from geo import gazetteer
+from geo.cli import main
 from geo.errors import GeocodingUnavailableError, ValidationError
 from geo.geocoding import OfflineGeocoder, haversine_km
 from geo.names import normalise
+from geo.online import Fallback
 
 DATA = Path(__file__).parent / "data" / "geocoding"
 TINY = DATA / "tiny-gazetteer.csv"
@@ -90,7 +92,7 @@ def tiny_index(tmp_path_factory: pytest.TempPathFactory) -> gazetteer.Gazetteer:
 
 
 def tiny_geocoder(index: gazetteer.Gazetteer, **options: Any) -> OfflineGeocoder:
-    geocoder = OfflineGeocoder(curated=[TINY], geonames=False, min_delay_seconds=0, **options)
+    geocoder = OfflineGeocoder(curated=[TINY], geonames=False, **options)
     geocoder._gazetteer = index
     return geocoder
 
@@ -498,7 +500,7 @@ def test_geopandas_reverse_geocode(full: OfflineGeocoder) -> None:
     assert list(frame.address) == ["Aleppo, Aleppo, SY", "Fuaa, Idlib, SY"]
 
 
-# --- the online fallback -------------------------------------------------------------------
+# --- the online fallback (geo.online.Fallback around the offline geocoder) ------------------
 
 
 class FakeOnline(Geocoder):
@@ -530,7 +532,7 @@ def test_online_is_asked_when_nothing_offline_matches(
     tiny_index: gazetteer.Gazetteer, online: FakeOnline, sleeps: list[float]
 ) -> None:
     cache: dict[str, dict[str, Any] | None] = {}
-    geocoder = tiny_geocoder(tiny_index, online=online, online_cache=cache)
+    geocoder = Fallback(tiny_geocoder(tiny_index), online, cache=cache, min_delay_seconds=0)
     found = geocode_one(geocoder, NONSENSE)
     assert (found.latitude, found.longitude) == (12.5, 34.25)
     assert found.raw.keys() >= RAW_FIELDS
@@ -550,8 +552,8 @@ def test_the_online_cache_outlives_the_geocoder(
     tiny_index: gazetteer.Gazetteer, online: FakeOnline, sleeps: list[float]
 ) -> None:
     cache: dict[str, dict[str, Any] | None] = {}
-    tiny_geocoder(tiny_index, online=online, online_cache=cache).geocode(NONSENSE)
-    later = tiny_geocoder(tiny_index, online=online, online_cache=cache)
+    Fallback(tiny_geocoder(tiny_index), online, cache=cache, min_delay_seconds=0).geocode(NONSENSE)
+    later = Fallback(tiny_geocoder(tiny_index), online, cache=cache, min_delay_seconds=0)
     assert geocode_one(later, NONSENSE).raw["method"] == "online"
     assert online.calls == [NONSENSE]
 
@@ -561,7 +563,7 @@ def test_no_online_answer_is_cached_too(
 ) -> None:
     silent = FakeOnline(answer=None)
     cache: dict[str, dict[str, Any] | None] = {}
-    geocoder = tiny_geocoder(tiny_index, online=silent, online_cache=cache)
+    geocoder = Fallback(tiny_geocoder(tiny_index), silent, cache=cache, min_delay_seconds=0)
     assert geocoder.geocode(NONSENSE) is None
     assert geocoder.geocode(NONSENSE) is None
     assert silent.calls == [NONSENSE]
@@ -581,7 +583,7 @@ def test_an_unreachable_online_geocoder(
 ) -> None:
     down = FakeOnline(error=error)
     cache: dict[str, dict[str, Any] | None] = {}
-    geocoder = tiny_geocoder(tiny_index, online=down, online_cache=cache)
+    geocoder = Fallback(tiny_geocoder(tiny_index), down, cache=cache, min_delay_seconds=0)
     with pytest.raises(GeocodingUnavailableError, match=rf"FakeOnline .*'{NONSENSE}'"):
         geocoder.geocode(NONSENSE)
     assert down.calls
@@ -597,10 +599,41 @@ def test_offline_matches_never_go_online(
     tiny_index: gazetteer.Gazetteer, online: FakeOnline, sleeps: list[float], query: str
 ) -> None:
     cache: dict[str, dict[str, Any] | None] = {}
-    geocoder = tiny_geocoder(tiny_index, online=online, online_cache=cache)
+    geocoder = Fallback(tiny_geocoder(tiny_index), online, cache=cache, min_delay_seconds=0)
     assert geocode_one(geocoder, query).raw["source"].startswith("corridor:")
     assert online.calls == []
     assert cache == {}
+
+
+def test_the_fallback_passes_options_to_the_first_geocoder_and_reverses_with_it(
+    tiny_index: gazetteer.Gazetteer, online: FakeOnline, sleeps: list[float]
+) -> None:
+    geocoder = Fallback(tiny_geocoder(tiny_index), online, min_delay_seconds=0)
+    nearby = geocode_one(geocoder, "5 km west of the city", near="Aleppo")
+    assert nearby.raw["method"] == "phrase"
+    assert geocoder.geocode("Aleppo", country_codes="FR") is not None  # (asked online instead)
+    assert online.calls == ["Aleppo"]
+    found = geocoder.reverse("36.2, 37.16")
+    assert isinstance(found, Location)
+    assert found.raw["name"] == "Aleppo"
+    assert online.calls == ["Aleppo"]
+
+
+def test_the_command_line_asks_online_through_the_workspace_cache(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    online: FakeOnline,
+    sleeps: list[float],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr("geo.online.nominatim", lambda: online)
+    workspace = tmp_path / "workspace.gpkg"
+    command = ["geocode", NONSENSE, "--online", "--json", "--workspace", str(workspace)]
+    assert main(command) == 0
+    assert main(command) == 0  # the second run reads the answer kept in the workspace
+    answers = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [answer["source"] for answer in answers] == ["online:FakeOnline"] * 2
+    assert online.calls == [NONSENSE]
 
 
 # --- the curated gazetteer -----------------------------------------------------------------
