@@ -38,14 +38,38 @@ def items(root: Element, file: str, log: ProblemLog) -> list[tuple[str, RawRecor
         if vertex:
             cells = {**_texts(waypoint), "time": vertex.time} if vertex.time else _texts(waypoint)
             found.append((WAYPOINTS, RawRecord(spot, cells, Point(vertex.lon, vertex.lat))))
-    for source, tag, point_tag in ((TRACKS, "trk", "trkseg/trkpt"), (ROUTES, "rte", "rtept")):
-        noun = "track" if tag == "trk" else "route"
-        for number, element in enumerate(root.iterfind(tag), start=1):
-            spot = _spot(file, noun, number, element)
-            raw = _line(element, element.iterfind(point_tag), spot, log)
+    for source, lines in ((TRACKS, _tracks(root, file)), (ROUTES, _routes(root, file))):
+        for spot, element, points in lines:
+            raw = _line(element, points, spot, log)
             if raw:
                 found.append((source, raw))
     return found
+
+
+def tracks(root: Element) -> Iterator[tuple[int, Element, list[Element]]]:
+    """Each <trk>: its number (from 1), the element, and the points of all its segments."""
+    for number, track in enumerate(root.iterfind("trk"), start=1):
+        yield number, track, track.findall("trkseg/trkpt")
+
+
+def _tracks(root: Element, file: str) -> Iterator[tuple[Spot, Element, list[Element]]]:
+    for number, track, points in tracks(root):
+        yield _spot(file, "track", number, track), track, points
+
+
+def _routes(root: Element, file: str) -> Iterator[tuple[Spot, Element, list[Element]]]:
+    for number, route in enumerate(root.iterfind("rte"), start=1):
+        yield _spot(file, "route", number, route), route, route.findall("rtept")
+
+
+def point_cells(point: Element) -> dict[str, Any]:
+    """A point's cells as written: latitude, longitude, time and its description as note."""
+    return {
+        "latitude": point.get("lat"),
+        "longitude": point.get("lon"),
+        "time": child_text(point, "time"),
+        "note": child_text(point, "desc"),
+    }
 
 
 def _spot(file: str, noun: str, number: int, element: Element) -> Spot:
@@ -66,9 +90,7 @@ def _texts(element: Element) -> dict[str, Any]:
     return cells
 
 
-def _line(
-    element: Element, points: Iterator[Element], spot: Spot, log: ProblemLog
-) -> RawRecord | None:
+def _line(element: Element, points: list[Element], spot: Spot, log: ProblemLog) -> RawRecord | None:
     vertices = []
     for number, point in enumerate(points, start=1):
         vertex = _vertex(point, spot, f"point #{number} ", log)
@@ -91,10 +113,11 @@ def _line_cells(element: Element, vertices: list[_Vertex]) -> dict[str, Any]:
 
 
 def _vertex(point: Element, spot: Spot, prefix: str, log: ProblemLog) -> _Vertex | None:
+    cells = point_cells(point)
     try:
-        lat, lon = float(point.get("lat", "")), float(point.get("lon", ""))
+        lat, lon = float(cells["latitude"] or ""), float(cells["longitude"] or "")
     except ValueError:
-        actual = f"lat={point.get('lat')!r}, lon={point.get('lon')!r}"
+        actual = f"lat={cells['latitude']!r}, lon={cells['longitude']!r}"
         log.error(spot.file, spot.where, prefix + "lat/lon", "numbers in degrees", actual)
         return None
     if not (-90 <= lat <= 90 and -180 <= lon <= 180) or math.isnan(lat + lon):
@@ -102,7 +125,7 @@ def _vertex(point: Element, spot: Spot, prefix: str, log: ProblemLog) -> _Vertex
         expected = "a latitude from -90 to 90 and a longitude from -180 to 180"
         log.error(spot.file, spot.where, prefix + "lat/lon", expected, actual)
         return None
-    return _Vertex(lon, lat, _iso(child_text(point, "time")))
+    return _Vertex(lon, lat, _iso(cells["time"]))
 
 
 def _iso(value: str) -> str:

@@ -26,8 +26,8 @@ from typing import Any
 from xml.etree.ElementTree import Element
 
 from geo import _fields as f
+from geo import _gpx
 from geo._fields import Field, Spot
-from geo._gpx import child_text
 from geo.errors import ProblemLog
 from geo.readers import LATITUDE_ALIASES, LONGITUDE_ALIASES, SUFFIXES, read_file, xml_root
 from geo.records import Position
@@ -91,13 +91,15 @@ def _gpx_positions(path: Path, file: str, log: ProblemLog) -> list[Position]:
             log.warn(file, "", "", "track points (<trkpt>) only", found)
     return [
         position
-        for number, track in enumerate(root.iterfind("trk"), start=1)
-        for position in _track_positions(track, Spot(file, f"track #{number}"), log)
+        for number, track, points in _gpx.tracks(root)
+        for position in _track_positions(track, points, Spot(file, f"track #{number}"), log)
     ]
 
 
-def _track_positions(track: Element, spot: Spot, log: ProblemLog) -> list[Position]:
-    convoy = child_text(track, "name")
+def _track_positions(
+    track: Element, points: list[Element], spot: Spot, log: ProblemLog
+) -> list[Position]:
+    convoy = _gpx.child_text(track, "name")
     try:
         f.identifier(convoy)
     except f.FieldError as error:
@@ -106,14 +108,8 @@ def _track_positions(track: Element, spot: Spot, log: ProblemLog) -> list[Positi
         )
         return []
     found = []
-    for number, point in enumerate(track.iterfind("trkseg/trkpt"), start=1):
-        cells = {
-            "convoy": convoy,
-            "time": child_text(point, "time"),
-            "latitude": point.get("lat"),
-            "longitude": point.get("lon"),
-            "note": child_text(point, "desc"),
-        }
+    for number, point in enumerate(points, start=1):
+        cells = {"convoy": convoy, **_gpx.point_cells(point)}
         where = f"{spot.where} {convoy!r}, point #{number}"
         found.append(_position(cells, Spot(spot.file, where), log))
     return [position for position in found if position]
