@@ -16,12 +16,12 @@ from typing import Any
 
 from geo._script import Text
 from geo.errors import AssetsMissingError
-from geo.settings import PROJECT_ROOT
+from geo.settings import ASSETS_DIR, PROJECT_ROOT
 
 GENERATED = "corridor"
 """The package name of assets Corridor makes itself (the offline base map as a script)."""
 
-MODULES = PROJECT_ROOT / "assets" / "node_modules"
+MODULES = ASSETS_DIR
 INSTALL_HINT = "run `make install` (it runs `npm ci --prefix assets`)"
 _CSS_URL = re.compile(r"""url\(\s*(['"]?)(?!data:|#|https?:)([^'")]+)\1\s*\)""")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -28,13 +28,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     settings = Settings.from_environment()
-    parser = argparse.ArgumentParser(prog="python -m geo", description=__doc__)
+    parser = argparse.ArgumentParser(prog=_program(), description=__doc__)
+    shipped = _shipped(settings)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     validate = commands.add_parser(
         "validate", help="check a scenario folder, listing every problem"
     )
-    validate.add_argument("path", type=Path, help="a scenario folder")
+    validate.add_argument("path", type=shipped, help=f"a scenario folder{SHIPPED_HINT}")
     validate.add_argument("--strict", action="store_true", help="treat warnings as errors")
     validate.set_defaults(command=_validate)
 
@@ -43,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
         help="load a scenario folder, or add a file's rows (CSV, GeoJSON, KML, GPX, GeoPackage, "
         "zipped Shapefile, ACLED CSV) to a workspace scenario",
     )
-    load.add_argument("path", type=Path, help="a scenario folder, or a file")
+    load.add_argument("path", type=shipped, help=f"a scenario folder, or a file{SHIPPED_HINT}")
     load.add_argument(
         "--if-missing",
         action="store_true",
@@ -96,7 +97,9 @@ def _parser() -> argparse.ArgumentParser:
     snapshot = commands.add_parser(
         "export", help="a map snapshot (html, png, pdf) or the data shown (geojson, gpkg, csv)"
     )
-    snapshot.add_argument("source", type=Path, help="a scenario folder or a workspace .gpkg")
+    snapshot.add_argument(
+        "source", type=shipped, help=f"a scenario folder or a workspace .gpkg{SHIPPED_HINT}"
+    )
     snapshot.add_argument("--format", required=True, choices=FORMAT_CHOICES)
     snapshot.add_argument("--out", type=Path, required=True, help="a file, or a folder")
     snapshot.add_argument("--scenario", help="which scenario of a workspace")
@@ -131,7 +134,9 @@ def _parser() -> argparse.ArgumentParser:
     risk = commands.add_parser(
         "analyse", help="each route's ground by control, front-line crossings and nearby events"
     )
-    risk.add_argument("source", type=Path, help="a scenario folder or a workspace .gpkg")
+    risk.add_argument(
+        "source", type=shipped, help=f"a scenario folder or a workspace .gpkg{SHIPPED_HINT}"
+    )
     risk.add_argument("--scenario", help="which scenario of a workspace")
     risk.add_argument(
         "--at", help="the moment, ISO 8601 with offset (default: the step the dashboard opens on)"
@@ -228,6 +233,27 @@ def _import_file(args: argparse.Namespace, workspace: Any) -> int:
     elif prepared.accepted and not args.dry_run:
         print(f"{workspace.path}: nothing to write, every valid row is in {scenario.id!r} already")
     return 1 if prepared.rejected or not prepared.accepted else 0
+
+
+SHIPPED_HINT = " (or a shipped scenario's name, e.g. aleppo-2016-12)"
+
+
+def _program() -> str:
+    """How the user called this: the installed `corridor` command or `python -m geo`."""
+    return "corridor" if Path(sys.argv[0]).name == "corridor" else "python -m geo"
+
+
+def _shipped(settings: Settings) -> Callable[[str], Path]:
+    """A path as typed; a name that is no path here but a shipped scenario's, that scenario."""
+
+    def path(text: str) -> Path:
+        typed = Path(text)
+        folder = settings.scenarios_dir / text
+        if not typed.exists() and typed.name == text and (folder / "scenario.toml").is_file():
+            return folder
+        return typed
+
+    return path
 
 
 def _user() -> str:

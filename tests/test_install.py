@@ -76,3 +76,56 @@ def test_a_fresh_clone_exports_pictures_after_make_prepare(
     assert done.returncode == 0, done.stderr[-3000:]
     assert out.read_bytes()[:4] == magic
     assert out.stat().st_size > 20_000
+
+
+@pytest.fixture(scope="module")
+def installed(fresh_clone: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """`pip install .` of the clone (its runtime already there), and an environment in which
+    the `corridor` command runs from a folder that is not the repository."""
+    python = str(fresh_clone / ".venv" / "bin" / "python")
+    done = subprocess.run(
+        [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
+         str(fresh_clone)],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    home = tmp_path_factory.mktemp("home")
+    environment = {
+        k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "CORRIDOR_"))
+    }
+    environment.update(XDG_DATA_HOME=str(home / "share"), XDG_CACHE_HOME=str(home / "cache"))
+    environment["PATH"] = f"{fresh_clone / '.venv' / 'bin'}{os.pathsep}{environment['PATH']}"
+    return environment
+
+
+def corridor(environment: dict[str, str], folder: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["corridor", *args], cwd=folder, env=environment, capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def test_pip_install_gives_a_corridor_command_that_works_from_any_folder(
+    installed: dict[str, str], tmp_path: Path
+) -> None:
+    checked = corridor(installed, tmp_path, "validate", "aleppo-2016-12")
+    assert "corridor_data/scenarios/aleppo-2016-12: valid" in checked
+    assert "site-packages" in checked  # the installed copy, not the clone's data/
+
+    imported = corridor(installed, tmp_path, "import", "aleppo-2016-12")
+    workspace = Path(installed["XDG_DATA_HOME"]) / "corridor" / "workspace.gpkg"
+    assert imported.startswith(f"{workspace}: imported 'aleppo-2016-12'")
+
+    snapshot = tmp_path / "snapshot.html"
+    corridor(installed, tmp_path, "export", str(workspace), "--format", "html", "--out",
+             str(snapshot))  # fmt: skip
+    page = snapshot.read_text(encoding="utf-8")
+    assert "leaflet" in page.lower()
+    assert '<script src="http' not in page
+
+    found = corridor(installed, tmp_path, "geocode", "Kefraya", "--json")
+    assert '"name": "Kafraya"' in found
+    help_text = corridor(installed, tmp_path, "--help")
+    assert help_text.startswith("usage: corridor ")
