@@ -11,10 +11,20 @@ from typing import Any
 import streamlit as st
 from streamlit_folium import st_folium
 
-from geo import changes, event_columns, export, mapview, messages, tables, timeline, tracking
+from geo import (
+    changes,
+    event_columns,
+    export,
+    mapview,
+    messages,
+    permalink,
+    tables,
+    timeline,
+    tracking,
+)
 from geo.analysis import RiskRules
 from geo.errors import CorridorError, ProblemLog
-from geo.mapview import ALL_LAYERS, BASES, DEFAULT_LAYERS, LAYER_LABELS, MapView
+from geo.mapview import ALL_LAYERS, BASES, LAYER_LABELS, MapView
 from geo.place_labels import LABEL_LANGUAGES, LabelLanguage
 from geo.positions import Feed
 from geo.records import Confidence, ConvoyStatus, Scenario
@@ -27,7 +37,6 @@ from pages.shared.session import published_assets
 
 SETTINGS = Settings.from_environment()
 MAP_HEIGHT = 620
-MIN_ZOOM, MAX_ZOOM = 4, 18
 PLAY_SECONDS = 1.0
 TRACK_SECONDS = 10.0
 # What the map reports back: its view (for the URL and exports), clicks and its overlays.
@@ -113,19 +122,15 @@ def init_state(scenario: Scenario) -> None:
     widgets = ["at", "base", *(f"layer:{key}" for key in ALL_LAYERS)]
     if ss.get("initialised_for") == scenario.id and all(key in ss for key in widgets):
         return  # (Streamlit drops a page's widget state when another page is opened)
-    params = st.query_params
+    link = permalink.read(st.query_params, (convoy.id for convoy in scenario.convoys))
     steps = moments(scenario)
-    at = _parse_time(params.get("at"))
-    ss.at = timeline.nearest_step(steps, at) if at else timeline.opening_step(scenario)
-    wanted = params.get("layers")
-    layers = set(wanted.split(",")) & set(ALL_LAYERS) if wanted is not None else set(DEFAULT_LAYERS)
+    ss.at = timeline.nearest_step(steps, link.at) if link.at else timeline.opening_step(scenario)
     for key in ALL_LAYERS:
-        ss[f"layer:{key}"] = key in layers
-    ss.base = params.get("base") if params.get("base") in BASES else "offline"
-    convoy = params.get("convoy")
-    ss.selected = convoy if any(c.id == convoy for c in scenario.convoys) else None
-    center, zoom = _parse_center(params.get("center")), _parse_zoom(params.get("zoom"))
-    story = mapview.story_frame(scenario, MapView(at=ss.at, layers=frozenset(layers)))
+        ss[f"layer:{key}"] = key in link.layers
+    ss.base = link.base
+    ss.selected = link.convoy
+    center, zoom = link.center, link.zoom
+    story = mapview.story_frame(scenario, MapView(at=ss.at, layers=link.layers))
     selected = mapview.convoy_frame(scenario, ss.selected, ss.at) if ss.selected else None
     if center or zoom:  # a permalink: its view, once; what it leaves out from the story
         ss.view_request = ViewRequest.at(story.bounds or [], center, zoom)
@@ -142,22 +147,8 @@ def init_state(scenario: Scenario) -> None:
 
 def write_url(view: MapView) -> None:
     """The view in the URL, so that a copied link opens the same view."""
-    params = {
-        "at": view.at.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ"),
-        "layers": ",".join(key for key in ALL_LAYERS if key in view.layers),
-        "base": view.base,
-    }
     center, zoom = shown_view()
-    if center:
-        params["center"] = f"{center[0]:.5f},{center[1]:.5f}"
-    if zoom is not None:
-        params["zoom"] = f"{zoom:g}"
-    if view.selected:
-        params["convoy"] = view.selected
-    if ss.get("language", "en") != "en":
-        params["lang"] = ss.language
-    if view.labels is not LabelLanguage.ENGLISH:
-        params["labels"] = view.labels.value
+    params = permalink.query(view, center=center, zoom=zoom, language=ss.get("language", "en"))
     if dict(st.query_params) != params:
         st.query_params.from_dict(params)
 
@@ -169,30 +160,6 @@ def shown_view() -> tuple[tuple[float, float] | None, int | None]:
         return reported["center"], reported["zoom"]
     request: ViewRequest = ss.view_request
     return request.center, request.zoom
-
-
-def _parse_time(text: str | None) -> datetime | None:
-    try:
-        moment = datetime.fromisoformat(text) if text else None
-    except ValueError:
-        return None
-    return moment if moment and moment.tzinfo else None
-
-
-def _parse_center(text: str | None) -> tuple[float, float] | None:
-    try:
-        lat, lon = (float(part) for part in (text or "").split(","))
-    except ValueError:
-        return None
-    return (lat, lon) if -90 <= lat <= 90 and -180 <= lon <= 180 else None
-
-
-def _parse_zoom(text: str | None) -> float | None:
-    try:
-        zoom = float(text) if text else None
-    except ValueError:
-        return None
-    return zoom if zoom is not None and MIN_ZOOM <= zoom <= MAX_ZOOM else None
 
 
 def apply_pending() -> None:
@@ -210,11 +177,11 @@ def apply_pending() -> None:
 
 def languages() -> None:
     """The interface's language and the map's place names, first in the sidebar (and the URL)."""
-    params = st.query_params
+    link = permalink.read(st.query_params)
     if "language" not in ss:  # (from the URL on a first run, and after another page)
-        ss.language = params.get("lang") if params.get("lang") in messages.LANGUAGES else "en"
+        ss.language = link.language
     if "labels" not in ss:
-        ss.labels = params.get("labels") if params.get("labels") in LABEL_LANGUAGES else "en"
+        ss.labels = link.labels
     bar = st.sidebar
     bar.radio(
         "Interface · الواجهة",
@@ -482,23 +449,9 @@ def draw_map(scenario: Scenario, view: MapView, *, live: Any = None) -> None:
 
 def _note_view(returned: dict[str, Any]) -> None:
     """What the map shows now, as it reported it (for the URL and the exports)."""
-    center, zoom, bounds = returned.get("center"), returned.get("zoom"), returned.get("bounds")
-    if not center or zoom is None:
-        return
-    ss.reported = {
-        "center": (float(center["lat"]), float(center["lng"])),
-        "zoom": float(zoom),
-        "bounds": _bounds(bounds),
-    }
-
-
-def _bounds(reported: Any) -> list[list[float]] | None:
-    try:
-        south_west, north_east = reported["_southWest"], reported["_northEast"]
-        return [[float(south_west["lat"]), float(south_west["lng"])],
-                [float(north_east["lat"]), float(north_east["lng"])]]  # fmt: skip
-    except (KeyError, TypeError, ValueError):
-        return None
+    reported = mapview.reported_view(returned)
+    if reported is not None:
+        ss.reported = reported
 
 
 def reset_view(scenario: Scenario, view: MapView) -> None:

@@ -31,7 +31,7 @@ from geo.mapview.layers import (
 )
 from geo.mapview.lean import SIMPLIFY_DEGREES, lean_weight
 from geo.mapview.legend import legend_html, title_html
-from geo.mapview.returned import convoy_clicked, convoy_near, selected_layers
+from geo.mapview.returned import convoy_clicked, convoy_near, reported_view, selected_layers
 from geo.mapview.symbols import (
     APPROXIMATE_DASH,
     FIGURE_COLOURS,
@@ -88,6 +88,7 @@ __all__ = [
     "label_text",
     "lean_weight",
     "legend_html",
+    "reported_view",
     "risks",
     "selected_layers",
     "shown",

@@ -80,3 +80,26 @@ def selected_layers(returned: Iterable[Any] | None) -> frozenset[str] | None:
     if not picked and names:
         return None
     return frozenset(str(item["name"]) for item in picked if item.get("name") in LAYER_LABELS)
+
+
+def reported_view(returned: dict[str, Any]) -> dict[str, Any] | None:
+    """The view st_folium reports: centre (lat, lon), zoom and bounds [[s, w], [n, e]] (None
+    when it cannot be read); None before the map has reported one."""
+    center, zoom = returned.get("center"), returned.get("zoom")
+    if not center or zoom is None:
+        return None
+    try:
+        where = (float(center["lat"]), float(center["lng"]))
+        level = float(zoom)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return {"center": where, "zoom": level, "bounds": _bounds(returned.get("bounds"))}
+
+
+def _bounds(reported: Any) -> list[list[float]] | None:
+    try:
+        south_west, north_east = reported["_southWest"], reported["_northEast"]
+        return [[float(south_west["lat"]), float(south_west["lng"])],
+                [float(north_east["lat"]), float(north_east["lng"])]]  # fmt: skip
+    except (KeyError, TypeError, ValueError):
+        return None
