@@ -16,13 +16,18 @@ from typing import Any
 
 from geo._script import Text
 from geo.errors import AssetsMissingError
-from geo.settings import ASSETS_DIR, PROJECT_ROOT
+from geo.settings import ASSETS_DIR, CHECKOUT, PROJECT_ROOT
 
 GENERATED = "corridor"
 """The package name of assets Corridor makes itself (the offline base map as a script)."""
 
 MODULES = ASSETS_DIR
-INSTALL_HINT = "run `make install` (it runs `npm ci --prefix assets`)"
+INSTALL_HINT = (
+    "run `make install` (it runs `npm ci --prefix assets`)"
+    if CHECKOUT
+    else "this installed Corridor was built without them: run `make install` in its checkout, "
+    "then `pip install .` again"
+)
 _CSS_URL = re.compile(r"""url\(\s*(['"]?)(?!data:|#|https?:)([^'")]+)\1\s*\)""")
 
 
