@@ -611,7 +611,7 @@ def find_convoys(
     times: list[TimeMention],
 ) -> list[ConvoyDraft]:
     """A draft per sentence that moves people: من origin, إلى/باتجاه destination, عبر via."""
-    from geo.extract import ConvoyDraft, _between, _count_text, _is_people, _is_vehicle
+    from geo.extract import ConvoyDraft, _between, _count_text, is_people, is_vehicle
 
     drafts = []
     starts = [[item.start for item in items] for items in (places, figures, times)]
@@ -637,8 +637,8 @@ def find_convoys(
         drafts.append(ConvoyDraft(
             sentence=sentence.strip(), start=offset, origin=roles["origin"],
             destination=roles["destination"], via=roles["via"],
-            vehicles=[_count_text(f) for f in counted if _is_vehicle(f)],
-            people=[_count_text(f) for f in counted if _is_people(f)],
+            vehicles=[_count_text(f) for f in counted if is_vehicle(f)],
+            people=[_count_text(f) for f in counted if is_people(f)],
             time=moments[0].text if moments else "",
         ))  # fmt: skip
     return drafts

@@ -5,7 +5,6 @@ from __future__ import annotations
 import bisect
 import csv
 import functools
-import hashlib
 import itertools
 import re
 from collections.abc import Callable, Iterable
@@ -13,14 +12,9 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
 
-from shapely.geometry import LineString
-
-from geo import _schema as s
 from geo import arabic_reading, names, spoken_numbers
-from geo._fields import Spot
-from geo.errors import ProblemLog
 from geo.geocoding import OfflineGeocoder, haversine_km
-from geo.records import QUALIFIER_WORDS, Count, Qualifier, Route, RoutePrecision, Source
+from geo.records import QUALIFIER_WORDS, Count, Qualifier
 from geo.settings import DATA_DIR
 
 NOT_PLACES_FILE = DATA_DIR / "reading" / "not-places.csv"
@@ -979,8 +973,8 @@ def _draft(
         origin=roles["origin"],
         destination=roles["destination"],
         via=roles.get("via", []),
-        vehicles=[_count_text(f) for f in counted if _is_vehicle(f)],
-        people=[_count_text(f) for f in counted if _is_people(f)],
+        vehicles=[_count_text(f) for f in counted if is_vehicle(f)],
+        people=[_count_text(f) for f in counted if is_people(f)],
         time=moments[0].text if moments else "",
     )
 
@@ -1114,14 +1108,14 @@ def _named_before(sentence: str, offset: int, role: str, known: list[PlaceMentio
     return ""
 
 
-def _is_vehicle(figure: FigureMention) -> bool:
+def is_vehicle(figure: FigureMention) -> bool:
     words = figure.what.lower().split()
     if arabic_reading.is_arabic(figure.what):
         return arabic_reading.noun_kind(figure.what) == "vehicles"
     return any(word in VEHICLES for word in words) and not any(word in CONVOYS for word in words)
 
 
-def _is_people(figure: FigureMention) -> bool:
+def is_people(figure: FigureMention) -> bool:
     words = figure.what.lower().split()
     if arabic_reading.is_arabic(figure.what):
         return arabic_reading.noun_kind(figure.what) == "people"
@@ -1129,162 +1123,12 @@ def _is_people(figure: FigureMention) -> bool:
 
 
 def _count_text(figure: FigureMention) -> str:
-    return f"{_count_only(figure)} {figure.what}"
+    return f"{count_only(figure)} {figure.what}"
 
 
-# --- reviewed drafts into a scenario -------------------------------------------------------
-
-
-def add_to_scenario(
-    scenario: Any,
-    found: Extraction,
-    rows: list[dict[str, Any]],
-    *,
-    title: str,
-    published: date,
-) -> Any:
-    """The scenario with the reviewed convoy rows added, with their places and a new source.
-
-    Each row (from the review table: label, origin, destination, via, status, confidence,
-    vehicles, people, sentence) goes through the same validation as a scenario file; a
-    ValidationError lists every problem and nothing is added.
-    """
-    digest = hashlib.sha256(f"{title}|{published}".encode()).hexdigest()[:6]
-    source_id = f"report-{published:%Y%m%d}-{digest}"
-    source = Source(source_id, title or "Report pasted in Corridor", "Entered by a Corridor user",
-                    published, note="Added from the dashboard's 'From a report' page")  # fmt: skip
-    by_name = {place.name: place for place in found.places}
-    known_places = {place.id: place for place in scenario.places}
-    ids = {place.name: place.id for place in scenario.places}
-    place_raws = []
-    for row in rows:
-        for name in [row.get("origin"), row.get("destination"), *_split(row.get("via"))]:
-            if name and name not in ids and name in by_name:
-                ids[name] = _free_id(_slug(name), set(known_places) | set(ids.values()))
-                place_raws.append(_place_raw(by_name[name], ids[name], source_id, row))
-    convoy_raws = [
-        _convoy_raw(row, number, ids, source_id) for number, row in enumerate(rows, start=1)
-    ]
-    log = ProblemLog()
-    known = s.Known(sources={*(x.id for x in scenario.sources), source_id},
-                    places={*known_places, *ids.values()},
-                    convoys={c.id for c in scenario.convoys})  # fmt: skip
-    places = s.build(s.PLACES, place_raws, known, log)
-    convoys = s.build(s.CONVOYS, convoy_raws, known, log)
-    log.raise_if_errors("the reviewed drafts")
-    every_place = {place.id: place for place in (*scenario.places, *places)}
-    routes = [leg for convoy in convoys for leg in _straight_legs(convoy, every_place, source_id)]
-    return replace(
-        scenario,
-        sources=(*scenario.sources, source),
-        places=(*scenario.places, *places),
-        convoys=(*scenario.convoys, *convoys),
-        routes=(*scenario.routes, *routes),
-    )
-
-
-def _straight_legs(convoy: Any, places: dict[str, Any], source_id: str) -> list[Any]:
-    """Straight, approximate legs origin → via → destination, so the convoy shows on the map."""
-    stops = [convoy.origin, *convoy.via, convoy.destination] if convoy.origin else []
-    legs = []
-    for number, (start, end) in enumerate(itertools.pairwise(stops), start=1):
-        a, b = places[start], places[end]
-        line = LineString([(a.longitude, a.latitude), (b.longitude, b.latitude)])
-        legs.append(Route(f"{convoy.id}-leg{number}", convoy.id, number, start, end,
-                          RoutePrecision.APPROXIMATE, (source_id,), line,
-                          quote=convoy.quote))  # fmt: skip
-    return legs
-
-
-def draft_rows(found: Extraction) -> list[dict[str, Any]]:
-    """The convoy drafts as rows a person reviews and edits before anything is added."""
-    rows = []
-    for number, draft in enumerate(found.convoys, start=1):
-        inside = [
-            f for f in found.figures if draft.start <= f.start < draft.start + len(draft.sentence)
-        ]
-        vehicles = [f for f in inside if _is_vehicle(f)]
-        people = [f for f in inside if _is_people(f)]
-        rows.append({
-            "add": False,
-            "label": draft_label(number, draft.origin, draft.destination),
-            "origin": draft.origin, "destination": draft.destination, "via": ";".join(draft.via),
-            "status": "planned", "confidence": "low",
-            "vehicles": _count_only(vehicles[0]) if vehicles else "",
-            "people": _count_only(people[0]) if people else "",
-            "time": draft.time, "sentence": draft.sentence,
-        })  # fmt: skip
-    return rows
-
-
-def draft_label(number: int, origin: str, destination: str) -> str:
-    """'Convoy 2: Aleppo to Idlib', 'Convoy 2 to Idlib', 'Convoy 2 from Aleppo' or 'Convoy 2'."""
-    if origin and destination:
-        return f"Convoy {number}: {origin} to {destination}"
-    if destination:
-        return f"Convoy {number} to {destination}"
-    return f"Convoy {number} from {origin}" if origin else f"Convoy {number}"
-
-
-def repeats(scenario: Any, sentence: str) -> str | None:
-    """The convoy of `scenario` whose quote already holds `sentence` (a draft read twice)."""
-    wanted = _plain(sentence)
-    if len(wanted) < 20:
-        return None
-    return next((c.id for c in scenario.convoys if wanted in _plain(c.quote)), None)
-
-
-def _plain(text: str) -> str:
-    """Text compared as words: case, quotes, dashes and spacing aside."""
-    return " ".join(re.findall(r"\w+", text.lower()))
-
-
-def _count_only(figure: FigureMention) -> str:
+def count_only(figure: FigureMention) -> str:
     """The figure in the scenario files' count grammar ('nearly 30', '1500-5000')."""
     low = figure.value if figure.value is not None else figure.low
     high = figure.value if figure.value is not None else figure.high
     qualifier = Qualifier(figure.qualifier) if figure.qualifier else None
     return str(Count(low or 0, high or 0, qualifier))
-
-
-def _split(value: Any) -> list[str]:
-    return [part.strip() for part in str(value or "").split(";") if part.strip()]
-
-
-def _slug(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", names.normalise(name)).strip("-") or "place"
-
-
-def _free_id(base: str, taken: set[str]) -> str:
-    candidate, number = base, 2
-    while candidate in taken:
-        candidate, number = f"{base}-{number}", number + 1
-    return candidate
-
-
-def _place_raw(place: PlaceMention, place_id: str, source_id: str, row: dict[str, Any]) -> Any:
-    cells = {
-        "id": place_id, "name": place.name, "kind": place.kind,
-        "latitude": place.latitude, "longitude": place.longitude,
-        "country_code": place.country_code or "SY", "precision": place.precision,
-        "source": source_id, "quote": row.get("sentence", ""),
-    }  # fmt: skip
-    return s.RawRecord(Spot("report", f"place {place.name!r}"), cells)
-
-
-def _convoy_raw(row: dict[str, Any], number: int, ids: dict[str, str], source_id: str) -> Any:
-    cells = {
-        "id": f"{source_id}-convoy-{number}",
-        "label": row.get("label") or f"Convoy {number} from the report",
-        "origin": ids.get(row.get("origin") or "", ""),
-        "destination": ids.get(row.get("destination") or "", row.get("destination") or ""),
-        "via": ";".join(ids.get(name, name) for name in _split(row.get("via"))),
-        "time_precision": "approximate",
-        "status": row.get("status") or "planned",
-        "vehicles": row.get("vehicles") or "",
-        "people": row.get("people") or "",
-        "source": source_id,
-        "quote": row.get("sentence", ""),
-        "confidence": row.get("confidence") or "low",
-    }
-    return s.RawRecord(Spot("review table", f"row {number}"), cells)

@@ -8,11 +8,11 @@ from datetime import date
 import pandas as pd
 import streamlit as st
 
-from geo import changes
+from geo import changes, drafts
 from geo.errors import CorridorError, ValidationError
-from geo.extract import Extraction, add_to_scenario, draft_rows, extract, repeats
+from geo.extract import Extraction, extract
 from geo.records import Confidence, ConvoyStatus, Scenario
-from geo.safe_html import markdown_literal, marked_text
+from geo.safe_html import markdown_literal
 from geo.settings import Settings
 from geo.workspace import Workspace
 from pages.shared.session import save, who
@@ -26,13 +26,6 @@ CONFIDENCES = [level.value for level in reversed(Confidence)]  # low first, as d
 @st.cache_data(show_spinner="Reading the report…", max_entries=20)
 def read(text: str, published: date | None) -> Extraction:
     return extract(text, published=published)
-
-
-def highlighted(text: str, found: Extraction) -> str:
-    """The report as HTML, every character escaped, places and figures marked."""
-    marks = [(p.start, p.end, "place", p.name) for p in found.places]
-    marks += [(f.start, f.end, "figure", f.what) for f in found.figures]
-    return marked_text(text, marks)
 
 
 def report_text() -> tuple[str, str]:
@@ -67,7 +60,7 @@ def main() -> None:
                    "and drafts can be added once the date is set.")  # fmt: skip
     found = read(text, published)
     st.subheader("What was found")
-    st.html(highlighted(text, found))
+    st.html(drafts.highlighted(text, found))
     columns = st.columns(3)
     columns[0].metric("Places", len(found.places))
     columns[1].metric("Figures", len(found.figures))
@@ -77,13 +70,10 @@ def main() -> None:
             st.dataframe(pd.DataFrame([asdict(item) for item in found.skipped]), hide_index=True)
     st.subheader("Convoy drafts: review, edit, tick the ones to add")
     scenario = current_scenario()
-    rows = pd.DataFrame(draft_rows(found))
+    rows = pd.DataFrame(drafts.review_rows(found, scenario))
     if rows.empty:
         st.info("No sentence about convoys, buses, ambulances or evacuations was found.")
         return
-    rows["already in workspace"] = [
-        (repeats(scenario, sentence) or "") if scenario else "" for sentence in rows["sentence"]
-    ]
     edited = st.data_editor(
         rows,
         key="drafts",
@@ -123,15 +113,12 @@ def add(
     workspace = Workspace(SETTINGS.workspace)
     try:
         scenario = workspace.load(SETTINGS.default_scenario)
-        fresh = [row for row in rows if not repeats(scenario, str(row["sentence"]))]
-        for row in rows:
-            if row not in fresh:
-                again = repeats(scenario, str(row["sentence"]))
-                left_out = f"Left out “{row['label']}”: its sentence is already the source of "
-                st.warning(markdown_literal(f"{left_out}convoy {again}."))
+        fresh, notes = drafts.left_out(scenario, rows)
+        for note in notes:
+            st.warning(markdown_literal(note))
         if not fresh:
             return
-        added = add_to_scenario(scenario, found, fresh, title=title, published=published)
+        added = drafts.add_to_scenario(scenario, found, fresh, title=title, published=published)
         edits = changes.edits_between(scenario, added)
         note = f"convoys from {title or 'a pasted report'}"
     except ValidationError as error:

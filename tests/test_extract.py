@@ -9,14 +9,8 @@ from pathlib import Path
 import pytest
 
 from geo.cli import main
-from geo.extract import (
-    Extraction,
-    dateline_country,
-    draft_label,
-    draft_rows,
-    extract,
-    repeats,
-)
+from geo.drafts import draft_label, draft_rows, highlighted, left_out, repeats, review_rows
+from geo.extract import Extraction, dateline_country, extract
 from geo.geocoding import OfflineGeocoder, haversine_km
 
 REPORT = Path(__file__).parent / "data" / "reports" / "aleppo-evacuation-2016-12-15.txt"
@@ -176,7 +170,7 @@ def test_an_injection_in_text_is_kept_as_text() -> None:
 
 
 def test_reviewed_drafts_are_added_with_their_places_and_source(found: Extraction) -> None:
-    from geo.extract import add_to_scenario, draft_rows
+    from geo.drafts import add_to_scenario, draft_rows
     from geo.scenario import read_scenario
 
     scenario = read_scenario(Path(__file__).parent.parent / "data/scenarios/aleppo-2016-12")
@@ -202,8 +196,8 @@ def test_reviewed_drafts_are_added_with_their_places_and_source(found: Extractio
 
 
 def test_a_bad_reviewed_row_adds_nothing_and_says_why(found: Extraction) -> None:
+    from geo.drafts import add_to_scenario
     from geo.errors import ValidationError
-    from geo.extract import add_to_scenario
     from geo.scenario import read_scenario
 
     scenario = read_scenario(Path(__file__).parent.parent / "data/scenarios/aleppo-2016-12")
@@ -271,6 +265,29 @@ def test_a_draft_read_again_names_the_convoy_it_repeats(found: Extraction) -> No
     assert repeats(scenario, fuaa["sentence"]) == "fuaa-kafraya-vehicles"
     assert repeats(scenario, "Buses left Homs for Hama on Monday with 300 people.") is None
     assert repeats(scenario, "buses") is None  # too short to say
+
+
+def test_review_rows_name_their_repeats_and_repeats_are_left_out(found: Extraction) -> None:
+    from geo.scenario import read_scenario
+
+    scenario = read_scenario(Path(__file__).parent.parent / "data/scenarios/aleppo-2016-12")
+    rows = review_rows(found, scenario)
+    assert [row["already in workspace"] for row in rows if "Fuaa" in row["destination"]] == [
+        "fuaa-kafraya-vehicles"
+    ]
+    assert {row["already in workspace"] for row in review_rows(found, None)} == {""}
+    fresh, notes = left_out(scenario, rows)
+    assert len(fresh) + len(notes) == len(rows)
+    assert all("fuaa" not in row["destination"].lower() for row in fresh)
+    assert any(note.endswith("the source of convoy fuaa-kafraya-vehicles.") for note in notes)
+
+
+def test_the_report_is_marked_and_escaped() -> None:
+    text = "<b>Buses</b> carrying 300 people left Aleppo for Idlib."
+    page = highlighted(text, extract(text))
+    assert "<b>" not in page
+    assert "&lt;b&gt;" in page
+    assert page.count("<mark") >= 2  # Aleppo, Idlib (and the figure)
 
 
 def test_the_role_word_nearest_a_place_gives_its_part() -> None:

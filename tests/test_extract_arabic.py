@@ -7,7 +7,8 @@ from datetime import date
 import pytest
 
 from geo.arabic_reading import is_arabic, parse_amount
-from geo.extract import Extraction, draft_rows, extract
+from geo.drafts import draft_rows
+from geo.extract import Extraction, extract
 
 WIRE = (
     "حلب-سانا\n"
