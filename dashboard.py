@@ -320,12 +320,11 @@ def play(scenario: Scenario) -> None:
         if now - ss.get("last_tick", 0.0) < PLAY_SECONDS * 0.9:
             return  # the run that draws the page calls this too: wait for the timer
         ss.last_tick = now
-        steps = moments(scenario)
-        position = steps.index(ss.at) if ss.at in steps else 0
-        if position + 1 >= len(steps):
+        following = timeline.next_step(moments(scenario), ss.at)
+        if following is None:
             ss.playing = False
         else:
-            ss.advance_to = steps[position + 1]  # the slider takes it before it is drawn
+            ss.advance_to = following  # the slider takes it before it is drawn
         st.rerun()
 
     tick()
@@ -459,14 +458,6 @@ def reset_view(scenario: Scenario, view: MapView) -> None:
     ss.view_request = ViewRequest.fit(mapview.story_frame(scenario, view).bounds or [])
 
 
-LABELS = {  # (in the interface's language through the message catalogue)
-    "html": "HTML (interactive, offline)",
-    "geojson": "GeoJSON (data shown)",
-    "gpkg": "GeoPackage (data shown)",
-    "csv": "CSV of convoys and figures (zip)",
-}
-
-
 def export_panel(scenario: Scenario, view: MapView) -> None:
     """Download the current view: the same files `python -m geo export` makes."""
     with st.expander(t("Export snapshot")):
@@ -490,10 +481,10 @@ def export_panel(scenario: Scenario, view: MapView) -> None:
             scale=float(scale),
             paper=str(paper),
         )
-        buttons = st.columns(len(LABELS))
-        for column, fmt in zip(buttons, LABELS, strict=True):
+        labels = export.FORMAT_LABELS
+        for column, fmt in zip(st.columns(len(labels)), labels, strict=True):
             column.download_button(
-                t(LABELS[fmt]),
+                t(labels[fmt]),
                 data=lambda fmt=fmt: export.render(snapshot, fmt),
                 file_name=export.file_name(snapshot, fmt),
                 mime=export.MEDIA_TYPES[fmt],
@@ -507,9 +498,7 @@ def export_panel(scenario: Scenario, view: MapView) -> None:
 
 def _picture(column: Any, snapshot: export.Snapshot, fmt: str) -> None:
     """PNG and PDF need Chromium: made on request, with a spinner, then offered for download."""
-    name = export.file_name(snapshot, fmt)
-    if fmt == "pdf":
-        name = name.replace(f".{fmt}", f"_{snapshot.paper}.{fmt}")
+    name = export.download_name(snapshot, fmt)
     if column.button(t("Make {format}", format=fmt.upper()), key=f"make_{fmt}"):
         try:
             with st.spinner(t("Chromium is drawing the map…")):
@@ -530,16 +519,9 @@ def _picture(column: Any, snapshot: export.Snapshot, fmt: str) -> None:
 
 def convoys(scenario: Scenario, view: MapView) -> None:
     st.subheader(t("Convoys"))
-    frame = tables.convoys_table(scenario, view.at)
     shown = {convoy.id for convoy in mapview.visible_convoys(scenario, view)}
-    if len(shown) < len(frame):  # (Series.isin on Arrow strings: 23 ms for 10,000; this 1 ms)
-        frame = frame[[cid in shown for cid in frame["id"].tolist()]].reset_index(drop=True)
-    frame.insert(0, "selected", ["●" if cid == view.selected else "" for cid in frame["id"]])
     risks = mapview.alerts(scenario, view)
-    if risks is not None:
-        frame.insert(2, "risk", [risks[c].level if c in risks else "" for c in frame["id"]])
-        frame.insert(3, "alert", ["⚠ ALERT" if c in risks and risks[c].alert else ""
-                                  for c in frame["id"]])  # fmt: skip
+    frame = tables.shown_convoys(scenario, view.at, shown, selected=view.selected, risks=risks)
     event: Any = st.dataframe(
         frame,
         hide_index=True,
@@ -582,12 +564,12 @@ def _select_and_zoom(scenario: Scenario, convoy_id: str, *, popup: str = "") -> 
 
 def details(scenario: Scenario, view: MapView) -> None:
     convoy = next(c for c in scenario.convoys if c.id == view.selected)
-    frame = tables.convoys_table(scenario, view.at).set_index("id").loc[[convoy.id]].T
+    frame = tables.convoy_details(scenario, convoy.id, view.at)
     st.markdown(f"**{t('Selected:')}** {markdown_literal(convoy.label)}")
     note = mapview.state_note(timeline.convoy_at(scenario, convoy, view.at))
     if note:
         st.caption(markdown_literal(note))
-    st.table(frame.rename(columns={convoy.id: ""}))
+    st.table(frame)
     if st.button(t("Clear selection"), key="clear"):
         ss.selected = None
         st.rerun()

@@ -73,6 +73,24 @@ def file_name(snapshot: Snapshot, fmt: str) -> str:
     return f"corridor_{snapshot.scenario.id}_{moment}Z_{label}.{EXTENSIONS.get(fmt, fmt)}"
 
 
+def download_name(snapshot: Snapshot, fmt: str) -> str:
+    """The dashboard's name for a download: `file_name`, a PDF's with its paper (_A4, _A3)."""
+    name = file_name(snapshot, fmt)
+    if fmt == "pdf":
+        name = name.replace(".pdf", f"_{snapshot.paper}.pdf")
+    return name
+
+
+FORMAT_LABELS = {
+    "html": "HTML (interactive, offline)",
+    "geojson": "GeoJSON (data shown)",
+    "gpkg": "GeoPackage (data shown)",
+    "csv": "CSV of convoys and figures (zip)",
+}
+"""The formats downloaded at once, as the dashboard's buttons name them (PNG and PDF are made
+on request); the dashboard says them in its language through the message catalogue."""
+
+
 def export(snapshot: Snapshot, fmt: str, out: Path | str) -> Path:
     """Write the snapshot as `fmt` to `out` (a file, or a folder for the standard name)."""
     if fmt not in FORMATS:

@@ -72,6 +72,33 @@ def convoys_table(scenario: Scenario, at: datetime | None = None) -> pd.DataFram
     return frame
 
 
+def shown_convoys(
+    scenario: Scenario,
+    at: datetime,
+    shown: set[str],
+    *,
+    selected: str | None = None,
+    risks: dict[str, RouteRisk] | None = None,
+) -> pd.DataFrame:
+    """The convoys table as the dashboard lists it: the `shown` convoys (those the filters pass),
+    the `selected` one marked, and each route's risk level and alert where `risks` has them."""
+    frame = convoys_table(scenario, at)
+    if len(shown) < len(frame):  # (Series.isin on Arrow strings: 23 ms for 10,000; this 1 ms)
+        frame = frame[[cid in shown for cid in frame["id"].tolist()]].reset_index(drop=True)
+    frame.insert(0, "selected", ["●" if cid == selected else "" for cid in frame["id"]])
+    if risks is not None:
+        frame.insert(2, "risk", [risks[c].level if c in risks else "" for c in frame["id"]])
+        frame.insert(3, "alert", ["⚠ ALERT" if c in risks and risks[c].alert else ""
+                                  for c in frame["id"]])  # fmt: skip
+    return frame
+
+
+def convoy_details(scenario: Scenario, convoy_id: str, at: datetime) -> pd.DataFrame:
+    """One convoy's row of `convoys_table` turned into a column of facts, one per line."""
+    frame = convoys_table(scenario, at).set_index("id").loc[[convoy_id]].T
+    return frame.rename(columns={convoy_id: ""})
+
+
 def _convoy_rows(scenario: Scenario) -> pd.DataFrame:
     """What does not change with the moment (made once per scenario)."""
     names, zone = _names(scenario), scenario.timezone

@@ -205,3 +205,10 @@ def opening_step(scenario: Scenario, minutes: int = 15) -> datetime:
 def nearest_step(moments: list[datetime], at: datetime) -> datetime:
     """The step closest to `at` (the slider only offers steps)."""
     return min(moments, key=lambda moment: abs(moment - at))
+
+
+def next_step(moments: list[datetime], at: datetime) -> datetime | None:
+    """The step after `at` when playing (from the first when `at` is none of them); None at
+    the end, where playing stops."""
+    position = moments.index(at) if at in moments else 0
+    return moments[position + 1] if position + 1 < len(moments) else None

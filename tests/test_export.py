@@ -8,6 +8,7 @@ and commit them with the change.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import html
 import importlib.util
 import io
@@ -133,6 +134,12 @@ def test_file_name_joins_a_subset_of_layers_in_layer_order(scenario: Scenario) -
 
 def test_csv_file_name_ends_in_csv_zip(scenario: Scenario) -> None:
     assert file_name(snap(scenario), "csv").endswith("_all.csv.zip")
+
+
+def test_a_downloaded_pdf_is_named_with_its_paper(scenario: Scenario) -> None:
+    snapshot = dataclasses.replace(snap(scenario), paper="A3")
+    assert export.download_name(snapshot, "pdf").endswith("_all_A3.pdf")
+    assert export.download_name(snapshot, "png") == file_name(snapshot, "png")
 
 
 def test_export_into_a_folder_uses_the_standard_name(scenario: Scenario, tmp_path: Path) -> None:

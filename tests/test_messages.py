@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from geo import messages
+from geo import export, messages
 from geo.errors import ValidationError
 from geo.mapview import BASES, LAYER_LABELS
 from geo.place_labels import LABEL_LANGUAGES
@@ -40,6 +40,7 @@ def test_every_message_of_the_dashboard_has_its_arabic() -> None:
     assert {"Layers", "(not stated)", "any time before"} <= shown  # the parse finds them
     shown |= set(LAYER_LABELS.values()) | set(BASES.values()) | set(LABEL_LANGUAGES.values())
     shown |= {s.value for s in ConvoyStatus} | {c.value for c in Confidence}
+    shown |= set(export.FORMAT_LABELS.values())
     missing = sorted(shown - set(messages.catalogue("ar")))
     assert missing == []
 

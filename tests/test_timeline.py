@@ -333,3 +333,36 @@ def test_many_convoys_at_once_each_get_their_own_position() -> None:
             placed += 1
     assert placed >= 10
     assert timeline.convoys_at(many, [], many.start) == []
+
+
+def test_playing_steps_forward_and_stops_at_the_end(shipped: Scenario) -> None:
+    steps = timeline.steps(shipped)
+    assert timeline.next_step(steps, steps[0]) == steps[1]
+    assert timeline.next_step(steps, steps[-2]) == steps[-1]
+    assert timeline.next_step(steps, steps[-1]) is None
+    between = steps[3] + timedelta(minutes=1)  # not a step: from the first
+    assert timeline.next_step(steps, between) == steps[1]
+    assert timeline.next_step(steps[:1], steps[0]) is None
+
+
+def test_the_dashboards_convoy_list_and_one_convoys_facts(shipped: Scenario) -> None:
+    from geo import mapview
+
+    at = datetime(2016, 12, 15, 13, 0, tzinfo=UTC)
+    view = mapview.MapView(at=at, statuses=frozenset({ConvoyStatus.ARRIVED}))
+    shown = {c.id for c in mapview.visible_convoys(shipped, view)}
+    risks = mapview.alerts(shipped, view)
+    assert risks is not None
+    frame = tables.shown_convoys(shipped, at, shown, selected=sorted(shown)[0], risks=risks)
+    assert set(frame["id"]) == shown < {c.id for c in shipped.convoys}
+    assert list(frame.columns[:4]) == ["selected", "id", "risk", "alert"]
+    assert frame["selected"].tolist().count("●") == 1
+    assert set(frame["risk"]) <= {"low", "medium", "high"}
+    plain = tables.shown_convoys(shipped, at, {c.id for c in shipped.convoys})
+    assert len(plain) == len(shipped.convoys)
+    assert "risk" not in plain.columns
+
+    facts = tables.convoy_details(shipped, "convoy-1", at)
+    assert list(facts.columns) == [""]
+    assert facts.loc["convoy", ""] == next(c.label for c in shipped.convoys if c.id == "convoy-1")
+    assert "state at this moment" in facts.index
