@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import uuid
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
@@ -13,7 +14,9 @@ from shapely.geometry import LineString, MultiPolygon, Polygon
 
 from geo import mapview
 from geo.assets import make_tree_offline
+from geo.changes import Edit
 from geo.errors import Problem, ValidationError
+from geo.importing import slug
 from geo.mapview import MapView
 from geo.records import Scenario
 
@@ -194,3 +197,25 @@ def _position(position: object) -> tuple[float, float] | None:
 
 def _invalid(where: str, expected: str, actual: object) -> ValidationError:
     return ValidationError([Problem(FILE, where, FIELD, expected, actual)], subject=SUBJECT)
+
+
+def source_choices(scenario: Scenario) -> list[str]:
+    """The scenario's source ids to cite for a drawn shape, the editors' own first."""
+    ids = [source.id for source in scenario.sources]
+    return sorted(ids, key=lambda sid: "editor" not in sid)
+
+
+def zone_edit(shape: Any, cells: dict[str, Any]) -> Edit:
+    """A drawn zone to add, approximate, with a new id from its name (`cells`: the form's
+    name, control, holder, valid_from, valid_to, source and quote)."""
+    name = str(cells.get("name") or "")
+    record_id = slug(name or "zone") + f"-{uuid.uuid4().hex[:4]}"
+    values = {**cells, "valid_to": cells.get("valid_to") or None, "precision": "approximate"}
+    return Edit("add", "zones", record_id, {**values, "geometry": shape})
+
+
+def route_edit(shape: Any, cells: dict[str, Any]) -> Edit:
+    """A drawn route leg to add, with a new id from its convoy and leg (`cells`: the form's
+    convoy, leg, from, to, precision, source and quote)."""
+    record_id = f"{cells['convoy']}-leg-{cells['leg']}-{uuid.uuid4().hex[:4]}"
+    return Edit("add", "routes", record_id, {**cells, "geometry": shape})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import tempfile
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -138,6 +139,21 @@ class Prepared:
             f"({counts or 'nothing'}{made}{again}); {len(self.rejected)} rejected, "
             f"{warnings} warning(s)"
         )
+
+
+UPLOAD_TYPES = ("csv", "geojson", "json", "kml", "gpx", "gpkg", "zip")
+"""The file types an upload may be (by the end of its name)."""
+
+
+def prepare_upload(data: bytes, name: str, scenario: Scenario, **options: Any) -> Prepared:
+    """`prepare` for a file's bytes as uploaded under `name` (read from a temporary copy whose
+    suffix is the name's when it is one of UPLOAD_TYPES); `options` as `prepare` takes them."""
+    suffix = Path(name).suffix.lower()
+    suffix = suffix if suffix[1:] in UPLOAD_TYPES else ""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"upload{suffix}"
+        path.write_bytes(data)
+        return prepare(path, scenario, name=name, **options)
 
 
 def prepare(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -13,7 +14,8 @@ import pandas as pd
 from geo import _memo, timeline
 from geo import _schema as s
 from geo.analysis import RouteRisk
-from geo.changes import Edit
+from geo.changes import Change, Edit
+from geo.errors import Problem
 from geo.records import CONVOY_COUNTS, Count, Figure, Scenario
 from geo.scenario import iso_local
 from geo.timeline import ConvoyState
@@ -312,3 +314,25 @@ def tracking_table(states: list[TrackState]) -> pd.DataFrame:
         for state in states if state.latest is not None
     ]  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def problems_table(problems: Iterable[Problem]) -> pd.DataFrame:
+    """An import's problems as rows: severity, file, where, field, expected, got."""
+    return pd.DataFrame([{
+        "severity": p.severity, "file": p.file, "where": p.where, "field": p.field,
+        "expected": p.expected, "got": "" if p.actual is None else str(p.actual),
+    } for p in problems])  # fmt: skip
+
+
+def changes_table(log: Sequence[Change]) -> pd.DataFrame:
+    """The change log, newest first, its old and new values cut to 80 characters."""
+    return pd.DataFrame([{
+        "when (UTC)": f"{c.at:%Y-%m-%d %H:%M:%S}", "who": c.who, "what": c.action,
+        "layer": c.layer, "record": c.record_id, "field": c.field,
+        "old": _short(c.old), "new": _short(c.new), "note": c.note,
+    } for c in reversed(log)])  # fmt: skip
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = "" if value is None else str(value)
+    return text if len(text) <= limit else text[: limit - 3] + "…"

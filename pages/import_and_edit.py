@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-import tempfile
-import uuid
-from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 from streamlit_folium import st_folium
 
@@ -25,7 +21,6 @@ from geo.workspace import Workspace
 from pages.shared.session import published_assets, save, who
 
 SETTINGS = Settings.from_environment()
-FILE_TYPES = ["csv", "geojson", "json", "kml", "gpx", "gpkg", "zip"]
 GUESS = "(guess from the file)"
 ss = st.session_state
 
@@ -64,7 +59,7 @@ def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
     st.caption("CSV (coordinates or place names), GeoJSON, KML, GPX, GeoPackage, zipped "
                "Shapefile, or ACLED's CSV export. Valid rows go in; every other row is listed "
                "with what was expected.")  # fmt: skip
-    upload = st.file_uploader("File", type=FILE_TYPES, key="import_file")
+    upload = st.file_uploader("File", type=list(importing.UPLOAD_TYPES), key="import_file")
     layer = st.selectbox("Layer", [GUESS, *LAYERS], key="import_layer")
     defaults = default_values(scenario)
     if upload is None:
@@ -80,7 +75,9 @@ def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
     key = (hashlib.sha256(data).hexdigest(), upload.name, repr(options), scenario.id)
     if ss.get("prepared_key") != key:
         with st.spinner("Reading and checking every row…"):
-            ss.prepared = prepare_upload(data, upload.name, scenario, options, user)
+            ss.prepared = importing.prepare_upload(
+                data, upload.name, scenario, options=options, who=user, geocoder=geocoder()
+            )
         ss.prepared_key = key
     prepared: Prepared = ss.prepared
     show_prepared(prepared)
@@ -99,18 +96,6 @@ def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
         ss.pop("prepared_key", None)
         ss.pop("import_swap", None)
         st.success(f"{prepared.done} from {prepared.file}; undo below.")
-
-
-def prepare_upload(
-    data: bytes, name: str, scenario: Scenario, options: Options, user: str
-) -> Prepared:
-    suffix = Path(name).suffix.lower() if Path(name).suffix.lower()[1:] in FILE_TYPES else ""
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / f"upload{suffix}"
-        path.write_bytes(data)
-        return importing.prepare(
-            path, scenario, name=name, options=options, who=user, geocoder=geocoder()
-        )
 
 
 def default_values(scenario: Scenario) -> dict[str, str]:
@@ -139,10 +124,7 @@ def show_prepared(prepared: Prepared) -> None:
     columns[2].metric("Rows rejected", len(prepared.rejected))
     st.caption(markdown_literal(prepared.summary()))
     if prepared.problems:
-        frame = pd.DataFrame([{
-            "severity": p.severity, "file": p.file, "where": p.where, "field": p.field,
-            "expected": p.expected, "got": "" if p.actual is None else str(p.actual),
-        } for p in prepared.problems])  # fmt: skip
+        frame = tables.problems_table(prepared.problems)
         st.dataframe(frame, hide_index=True, width="stretch", key="import_problems")
         st.download_button(
             "Download the report (CSV)",
@@ -219,11 +201,6 @@ def draw_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
         zone_form(workspace, scenario, user, shape)
 
 
-def _sources(scenario: Scenario) -> list[str]:
-    ids = [source.id for source in scenario.sources]
-    return sorted(ids, key=lambda sid: "editor" not in sid)  # the editors' source first
-
-
 def zone_form(workspace: Workspace, scenario: Scenario, user: str, shape: Any) -> None:
     with st.form("zone_form"):
         st.markdown("**New control zone**")
@@ -232,15 +209,13 @@ def zone_form(workspace: Workspace, scenario: Scenario, user: str, shape: Any) -
         holder = st.text_input("Held by")
         valid_from = st.text_input("Valid from", iso_local(scenario.start, scenario.timezone))
         valid_to = st.text_input("Valid to (blank: until further notice)")
-        source = st.selectbox("Source", _sources(scenario))
+        source = st.selectbox("Source", drawing.source_choices(scenario))
         quote = st.text_area("Quote (the sentence this rests on)")
         if not st.form_submit_button("Save the zone"):
             return
     cells = {"name": name, "control": str(control), "holder": holder, "valid_from": valid_from,
-             "valid_to": valid_to or None, "precision": "approximate", "source": source,
-             "quote": quote, "geometry": shape}  # fmt: skip
-    record_id = importing.slug(name or "zone") + f"-{uuid.uuid4().hex[:4]}"
-    commit(workspace, scenario, [changes.Edit("add", "zones", record_id, cells)], user,
+             "valid_to": valid_to, "source": source, "quote": quote}  # fmt: skip
+    commit(workspace, scenario, [drawing.zone_edit(shape, cells)], user,
            note=f"zone drawn on the map: {name}")  # fmt: skip
 
 
@@ -253,15 +228,13 @@ def route_form(workspace: Workspace, scenario: Scenario, user: str, shape: Any) 
         start = st.selectbox("From", places)
         end = st.selectbox("To", places)
         precision = st.selectbox("Precision", list(RoutePrecision))
-        source = st.selectbox("Source", _sources(scenario))
+        source = st.selectbox("Source", drawing.source_choices(scenario))
         quote = st.text_area("Quote (the sentence this rests on)")
         if not st.form_submit_button("Save the route leg"):
             return
     cells = {"convoy": convoy, "leg": str(leg), "from": start, "to": end,
-             "precision": str(precision), "source": source, "quote": quote,
-             "geometry": shape}  # fmt: skip
-    record_id = f"{convoy}-leg-{leg}-{uuid.uuid4().hex[:4]}"
-    commit(workspace, scenario, [changes.Edit("add", "routes", record_id, cells)], user,
+             "precision": str(precision), "source": source, "quote": quote}  # fmt: skip
+    commit(workspace, scenario, [drawing.route_edit(shape, cells)], user,
            note=f"route leg drawn on the map for {convoy}")  # fmt: skip
 
 
@@ -274,11 +247,7 @@ def change_log(workspace: Workspace, scenario: Scenario, user: str) -> None:
     if not log:
         st.caption("No change yet.")
         return
-    frame = pd.DataFrame([{
-        "when (UTC)": f"{c.at:%Y-%m-%d %H:%M:%S}", "who": c.who, "what": c.action,
-        "layer": c.layer, "record": c.record_id, "field": c.field,
-        "old": _short(c.old), "new": _short(c.new), "note": c.note,
-    } for c in reversed(log)])  # fmt: skip
+    frame = tables.changes_table(log)
     st.dataframe(frame, hide_index=True, width="stretch", key="change_log")
     last = changes.undoable(workspace, scenario.id, who=user)
     label = f"Undo my last change ({last[0].note or last[0].action})" if last else "Undo"
@@ -290,11 +259,6 @@ def change_log(workspace: Workspace, scenario: Scenario, user: str) -> None:
             return
         ss.flash = "Undone."
         st.rerun()
-
-
-def _short(value: Any) -> str:
-    text = "" if value is None else str(value)
-    return text if len(text) <= 80 else text[:77] + "…"
 
 
 def main() -> None:

@@ -409,3 +409,20 @@ def test_drawing_in_chromium_offline(
     assert all(shape.is_valid for shape in shapes)
     assert offline_page.errors == []
     assert offline_page.blocked == []
+
+
+def test_a_drawn_shape_becomes_an_edit_citing_the_editors_source_first(tiny: Scenario) -> None:
+    sources = drawing.source_choices(tiny)
+    assert sorted(sources) == sorted(source.id for source in tiny.sources)
+    square = Polygon([(36.0, 35.0), (36.1, 35.0), (36.1, 35.1), (36.0, 35.0)])
+    zone = drawing.zone_edit(square, {"name": "North <pocket>", "control": "besieged",
+                                      "valid_to": "", "source": sources[0]})  # fmt: skip
+    assert (zone.action, zone.layer) == ("add", "zones")
+    assert zone.record_id.startswith("north-pocket-")
+    assert zone.cells["valid_to"] is None
+    assert zone.cells["precision"] == "approximate"
+    assert zone.cells["geometry"] is square
+    line = LineString([(36.0, 35.0), (36.2, 35.1)])
+    leg = drawing.route_edit(line, {"convoy": "c1", "leg": "2", "from": "a", "to": "b"})
+    assert (leg.layer, leg.record_id[:9]) == ("routes", "c1-leg-2-")
+    assert leg.cells["geometry"] is line

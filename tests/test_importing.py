@@ -335,3 +335,30 @@ def test_a_newer_acled_export_adds_updates_and_reports_what_vanished(
     assert {e.id: e.fatalities for e in workspace.load("tiny").events} == {
         i: e.fatalities for i, e in before.items()
     }
+
+
+@pytest.mark.parametrize("name", ["places.csv", "Places.CSV", "places"])
+def test_an_upload_is_read_from_its_bytes_by_its_name(tiny: Scenario, name: str) -> None:
+    data = (IMPORTS / "places.csv").read_bytes()
+    prepared = importing.prepare_upload(data, name, tiny, who="t")
+    assert prepared.file == name
+    if name == "places":  # no suffix: the reader says what it expected
+        assert prepared.accepted == 0
+        assert prepared.problems
+    else:
+        assert [p.id for p in prepared.records["places"]] == ["ramouseh", "rashidin", "saraqib"]
+
+
+def test_problems_and_changes_as_tables(workspace: Workspace, tiny: Scenario) -> None:
+    from geo import tables
+
+    prepared = prepare("places.csv", tiny)
+    problems = tables.problems_table(prepared.problems)
+    assert list(problems.columns) == ["severity", "file", "where", "field", "expected", "got"]
+    assert len(problems) == len(prepared.problems) >= 1
+    importing.commit_import(workspace, tiny.id, prepared, who="t")
+    log = tables.changes_table(changes.history(workspace, tiny.id))
+    assert set(log["what"]) == {"add"}
+    assert set(log["who"]) == {"t"}
+    assert log["new"].str.len().max() <= 80
+    assert log["new"].str.endswith("…").any()  # a whole record, cut short
