@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-CHECKOUT = (PROJECT_ROOT / "requirements.txt").is_file() and (PROJECT_ROOT / "data").is_dir()
-"""Whether Corridor runs from its repository (`make run`, `python -m geo`) rather than installed
-(`pip install .`, the `corridor` command), where its data comes as packages beside `geo`."""
+CHECKOUT = not (PROJECT_ROOT / "corridor_data").is_dir()
+"""Whether Corridor runs from its repository (`make run`, `python -m geo`, an editable install)
+rather than installed (`pip install .`, the `corridor` command), where its data comes as the
+package `corridor_data` beside `geo`."""
 
 
 def _installed(package: str) -> Path:
