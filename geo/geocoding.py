@@ -44,6 +44,9 @@ TIE_WEIGHT = 1.0
 than TIE_DISTANCE_KM and their weights differ by less than TIE_WEIGHT (10 times the population)."""
 KEEP = 6
 """How many of the best candidates of a tier are kept (the answer and its possible rivals)."""
+NEAREST_CHUNK = 20_000
+"""Points located at once by `nearest_entries` (a point at sea can have hundreds of candidates:
+a chunk stays within about 100 MB)."""
 MEMO_SIZE = 200_000
 """Answers remembered per geocoder (a batch repeats names); the memo is emptied when full."""
 AREA_OFFSET_KM = {"city": 3.0, "town": 1.0, "village": 0.5, "district": 0.5, "region": 30.0}
@@ -202,8 +205,12 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         distances = haversine_km(
             latitude, longitude, places.latitudes[rows], places.longitudes[rows]
         )
-        nearest = np.argpartition(distances, count - 1)[:count]
-        nearest = nearest[np.argsort(distances[nearest])]
+        if count == 1:  # of places equally near (a capital and its country), the first entry
+            tied = np.flatnonzero(distances == distances.min())
+            nearest = tied[np.argsort(rows[tied])][:1]
+        else:
+            nearest = np.argpartition(distances, count - 1)[:count]
+            nearest = nearest[np.lexsort((rows[nearest], distances[nearest]))]
         locations = [
             self._location(
                 Candidate(int(rows[i]), 1.0, REVERSE, places.names[int(rows[i])]),
@@ -214,18 +221,26 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         return locations[0] if exactly_one else locations
 
     def nearest_entries(self, latitudes: Any, longitudes: Any) -> npt.NDArray[np.intp]:
-        """The gazetteer row nearest each point, as `reverse` finds it one at a time (-1 where
-        the gazetteer is empty); many points at once, for an import's rows without a country.
-        """
+        """The gazetteer row nearest each point, the one `reverse` finds (-1 for a point that is
+        not a number or an empty gazetteer); many points at once, for an import's rows without
+        a country, in chunks (a point far from every place has many candidates)."""
         lats = np.asarray(latitudes, dtype=float)
         lons = np.asarray(longitudes, dtype=float)
         found = np.full(len(lats), -1, dtype=np.intp)
-        places = self.gazetteer
-        if not len(places) or not len(lats):
+        if not len(self.gazetteer):
             return found
+        for start in range(0, len(lats), NEAREST_CHUNK):
+            chunk = slice(start, start + NEAREST_CHUNK)
+            found[chunk] = self._nearest_chunk(lats[chunk], lons[chunk])
+        return found
+
+    def _nearest_chunk(self, lats: npt.NDArray[np.float64], lons: npt.NDArray[np.float64]) -> Any:
+        places = self.gazetteer
+        found = np.full(len(lats), -1, dtype=np.intp)
         tree = places.derived("points-tree", _points_tree)
-        points = shapely.points(lons, lats)
-        first, degrees = tree.query_nearest(points, return_distance=True, all_matches=False)
+        first, degrees = tree.query_nearest(
+            shapely.points(lons, lats), return_distance=True, all_matches=False
+        )
         inputs, _ = first
         reach = np.full(len(lats), np.nan)
         reach[inputs] = degrees / np.maximum(
@@ -241,14 +256,14 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         distances = haversine_km(
             lats[inner][which], lons[inner][which], places.latitudes[rows], places.longitudes[rows]
         )
-        order = np.lexsort((distances, which))  # by point, nearest first
+        order = np.lexsort((rows, distances, which))  # by point, nearest first, then first entry
         which, rows = which[order], rows[order]
         starts = np.flatnonzero(np.diff(which, prepend=-1))  # each point's first (nearest) row
         found[inner[which[starts]]] = rows[starts]
         for point in np.flatnonzero(edge & np.isfinite(lats) & np.isfinite(lons)):
             # near a pole or the antimeridian: the whole gazetteer measured, as `reverse` does
             distances = haversine_km(lats[point], lons[point], places.latitudes, places.longitudes)
-            found[point] = int(np.argmin(distances))
+            found[point] = int(np.argmin(distances))  # (the first of equally near entries)
         return found
 
     def candidates(

@@ -311,8 +311,9 @@ class _Context:
         self.new_places: list[Any] = []
         self.convoy_ends = {c.id: (c.origin, c.destination) for c in scenario.convoys}
         self.legs: dict[str, int] = {}
-        self.located: dict[Spot, tuple[str, str]] = {}
-        """Country and governorate of the place rows given by coordinates alone (`locate`)."""
+        self.located: dict[int, tuple[str, str]] = {}
+        """Country and governorate of the place rows given by coordinates alone, by the id of
+        the row's raw record (`locate`)."""
         self.numbers: dict[tuple[str, str], int] = {}
         """The last number given to an id made from each (layer, name)."""
         for route in scenario.routes:
@@ -346,7 +347,7 @@ class _Context:
         """
         if "country_code" in self.options.defaults or not hasattr(self.geocoder, "nearest_entries"):
             return
-        spots, points = [], []
+        kept, points = [], []
         for raw in raws:
             if not is_blank(raw.cells.get("country_code")):
                 continue
@@ -355,16 +356,16 @@ class _Context:
                 cells["latitude"], cells["longitude"] = cells["longitude"], cells["latitude"]
             point = _point(cells)
             if point is not None:
-                spots.append(raw.spot)
+                kept.append(id(raw))
                 points.append(point)
         if not points:
             return
         latitudes, longitudes = zip(*points, strict=True)
         rows = self.geocoder.nearest_entries(latitudes, longitudes)
         places = self.geocoder.gazetteer
-        for spot, row in zip(spots, rows.tolist(), strict=True):
+        for key, row in zip(kept, rows.tolist(), strict=True):
             if row >= 0:
-                self.located[spot] = (places.country_codes[row], places.admin1[row])
+                self.located[key] = (places.country_codes[row], places.admin1[row])
 
     def fill(self, layer: str, raw: s.RawRecord, log: ProblemLog) -> s.RawRecord | None:
         """The row with defaults and resolved place names; None (reported) when it cannot be."""
@@ -374,6 +375,9 @@ class _Context:
         cells.setdefault("source", self.source_id)
         if raw.spot.where in self.options.swap and {"latitude", "longitude"} <= set(cells):
             cells["latitude"], cells["longitude"] = cells["longitude"], cells["latitude"]
+        if layer == "places" and "country_code" not in cells and id(raw) in self.located:
+            cells["country_code"], admin1 = self.located[id(raw)]  # (see `locate`)
+            cells.setdefault("admin1", admin1)
         filler = getattr(self, f"_fill_{layer}", None)
         if filler is not None and not filler(cells, raw.spot, log):
             return None
@@ -394,13 +398,10 @@ class _Context:
     def _fill_places(self, cells: dict[str, Any], spot: Spot, log: ProblemLog) -> bool:
         cells.setdefault("precision", "approximate")
         has_point = "latitude" in cells and "longitude" in cells
-        if has_point and "country_code" not in cells:
-            if spot in self.located:
-                cells["country_code"], admin1 = self.located[spot]
-                cells.setdefault("admin1", admin1)
-            elif (nearest := _nearest(self.geocoder, cells)) is not None:
-                cells["country_code"] = nearest.raw["country_code"]
-                cells.setdefault("admin1", nearest.raw["admin1"])
+        nearest = _nearest(self.geocoder, cells) if "country_code" not in cells else None
+        if has_point and nearest is not None:
+            cells["country_code"] = nearest.raw["country_code"]
+            cells.setdefault("admin1", nearest.raw["admin1"])
         if not has_point and "name" in cells:
             found = self.geocoder.geocode(
                 str(cells["name"]), country_codes=cells.get("country_code")

@@ -380,15 +380,26 @@ def _write(
 @contextlib.contextmanager
 def _large_cache() -> Iterator[None]:
     """SQLite's page cache at 512 MB while records are appended (its R-tree kept in memory:
-    300,000 places went in 2.5 s faster), as it was after."""
-    before = pyogrio.get_gdal_config_option(SQLITE_CACHE)
-    pyogrio.set_gdal_config_options({SQLITE_CACHE: "512"})
+    300,000 places went in 2.5 s faster), as it was once no writer needs it (GDAL's setting
+    is the process's: the last of overlapping writers puts it back)."""
+    global _WRITERS, _CACHE_BEFORE
+    with _CACHE_LOCK:
+        if _WRITERS == 0:
+            _CACHE_BEFORE = pyogrio.get_gdal_config_option(SQLITE_CACHE)
+            pyogrio.set_gdal_config_options({SQLITE_CACHE: "512"})
+        _WRITERS += 1
     try:
         yield
     finally:
-        pyogrio.set_gdal_config_options({SQLITE_CACHE: before})
+        with _CACHE_LOCK:
+            _WRITERS -= 1
+            if _WRITERS == 0:
+                pyogrio.set_gdal_config_options({SQLITE_CACHE: _CACHE_BEFORE})
 
 
+_CACHE_LOCK = threading.Lock()
+_WRITERS = 0
+_CACHE_BEFORE: Any = None
 SQLITE_CACHE = "OGR_SQLITE_CACHE"
 
 

@@ -41,6 +41,16 @@ def test_an_edit_is_saved_and_logged_with_old_and_new(workspace: Workspace) -> N
     assert (change.old, change.new) == ("arrived", "halted")
 
 
+def test_a_commit_leaves_gdals_sqlite_cache_as_it_found_it(workspace: Workspace) -> None:
+    import pyogrio
+
+    before = pyogrio.get_gdal_config_option("OGR_SQLITE_CACHE")
+    changes.commit(
+        workspace, "tiny", [Edit("update", "convoys", "c1", {"status": "halted"})], who="ana"
+    )
+    assert pyogrio.get_gdal_config_option("OGR_SQLITE_CACHE") == before
+
+
 def test_edits_survive_a_fresh_open(workspace: Workspace) -> None:
     changes.commit(
         workspace, "tiny", [Edit("update", "convoys", "c2", {"people": "about 40"})], who="b"
