@@ -390,7 +390,10 @@ def to_cells(record: Record, kind: Kind) -> dict[str, Any]:
         made = kept.get(id(record))
         if made is not None and made[0] is record:
             return dict(made[1])
-    cells = {name: _cell(getattr(record, key)) for name, key in _cell_keys(kind)}
+    cells = {}
+    for name, key in _cell_keys(kind):
+        value = getattr(record, key)
+        cells[name] = value if type(value) in _AS_THEY_ARE else _cell(value)
     if kept is None:
         return cells
     kept[id(record)] = (record, cells)
@@ -416,7 +419,7 @@ def cells_kept() -> Iterator[None]:
 
 
 _CELL_KEYS: dict[Kind, list[tuple[str, str]]] = {}
-_AS_THEY_ARE = frozenset({str, int, float})
+_AS_THEY_ARE = frozenset({str, int, float, type(None)})
 """Cell values kept as they are, tested first by their exact type (most cells are these)."""
 
 

@@ -13,6 +13,10 @@ _FORMULA = re.compile("'*[=+\\-@\t\r]")
 put before it."""
 
 
+RISKY_FIRST = frozenset("'=+-@\t\r")
+"""The first characters of a text `inert` may change (any other text it leaves as it is)."""
+
+
 def inert(value: Any) -> Any:
     """A text cell with a single quote put before a formula's first character.
 

@@ -19,7 +19,7 @@ from geo import _schema as s
 from geo._atomic import write_files
 from geo._fields import Spot
 from geo._geojson import feature, feature_collection, read_features
-from geo._spreadsheet import inert, restored
+from geo._spreadsheet import RISKY_FIRST, inert, restored
 from geo.builder import META_FILE, assemble, meta_fields
 from geo.errors import ProblemLog, ScenarioNotFoundError
 from geo.records import Scenario
@@ -221,17 +221,19 @@ def _csv_text(records: tuple[Any, ...], kind: s.Kind, zone: str) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(s.field_names(kind))
     writer.writerows(
-        [v if type(v) is not str else inert(v) for v in map(_local_cell(zone), cells.values())]
-        for cells in (s.to_cells(record, kind) for record in records)
+        [_csv_cell(value, zone) for value in s.to_cells(record, kind).values()]
+        for record in records
     )  # rows as lists (a DictWriter cost a 300,000-place dump a third more)
     return buffer.getvalue()
 
 
-def _local_cell(zone: str) -> Callable[[object], object]:
-    def local(value: object) -> object:
-        return inert(_local(value, zone)) if isinstance(value, datetime) else value
-
-    return local
+def _csv_cell(value: object, zone: str) -> object:
+    """A cell as a scenario's CSV holds it: text made inert, times in the scenario's zone."""
+    if type(value) is str:
+        return inert(value) if value[:1] in RISKY_FIRST else value
+    if isinstance(value, datetime):
+        return inert(_local(value, zone))
+    return value
 
 
 def _geojson_text(records: tuple[Any, ...], kind: s.Kind, zone: str) -> str:
