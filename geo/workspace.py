@@ -93,10 +93,9 @@ class Workspace:
         """What changes whenever the workspace is saved (each save replaces the file): its
         inode, modification time and size; None when there is no file."""
         try:
-            found = self.path.stat()
+            return _version_of(self.path)
         except FileNotFoundError:
             return None
-        return found.st_ino, found.st_mtime_ns, found.st_size
 
     def scenario_ids(self) -> list[str]:
         """The ids of the scenarios in the workspace, sorted."""
@@ -109,7 +108,8 @@ class Workspace:
 
         A scenario read from the same file (path, inode, modification time and size: every
         save swaps in a new file) is given again without reading it: records are immutable,
-        and a 100,000-event scenario took 4 s to read and check.
+        and a 100,000-event scenario took 4 s to read and check. A save gives the scenario it
+        wrote to the next load of the file it made (what reading it back gives, checked).
         """
         key = (str(self.path.resolve()), self.version(), scenario_id)
         with _LOADED_LOCK:
@@ -118,13 +118,21 @@ class Workspace:
             return found
         scenario = self._load(scenario_id)
         if key[1] is not None and self.version() == key[1]:  # not saved meanwhile
-            with _LOADED_LOCK:  # an older version of the same file and scenario goes
-                for stale in [k for k in _LOADED if (k[0], k[2]) == (key[0], key[2])]:
-                    del _LOADED[stale]
-                _LOADED[key] = scenario
-                while len(_LOADED) > LOADED_KEPT:
-                    del _LOADED[next(iter(_LOADED))]
+            self._remember(scenario, key[1], scenario_id)
         return scenario
+
+    def _remember(
+        self, scenario: Scenario, version: tuple[int, int, int], scenario_id: str | None
+    ) -> None:
+        """Give `scenario` to the next load of this version of the file (an older version of
+        the same file and scenario goes)."""
+        key = (str(self.path.resolve()), version, scenario_id)
+        with _LOADED_LOCK:
+            for stale in [k for k in _LOADED if (k[0], k[2]) == (key[0], key[2])]:
+                del _LOADED[stale]
+            _LOADED[key] = scenario
+            while len(_LOADED) > LOADED_KEPT:
+                del _LOADED[next(iter(_LOADED))]
 
     def _load(self, scenario_id: str | None) -> Scenario:
         scenario_id = self._resolve(scenario_id)
@@ -167,6 +175,8 @@ class Workspace:
                 _write(frame, temporary, name, layer.geometry_type if layer else None)
             for name, (frame, geometry_type) in others.items():
                 _write(frame, temporary, name, geometry_type)
+            written = _version_of(temporary)  # (a rename keeps inode, time and size)
+        self._remember(scenario, written, scenario.id)  # what reading it back would give
 
     def write_records(
         self,
@@ -202,6 +212,8 @@ class Workspace:
                 for name, rows in append.items():
                     rows = _ordered(rows, fields[name]) if name in fields else rows
                     _write(rows, temporary, name, None, append=name in present)
+                written = _version_of(temporary)
+            self._remember(scenario, written, scenario.id)
 
     def _fields(
         self, present: set[str], put: dict[str, list[Any]], append: dict[str, pd.DataFrame]
@@ -375,6 +387,11 @@ def _write(
         pyogrio.write_dataframe(frame, path, **options)
     except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, OSError) as error:
         raise WorkspaceError(f"{path}: cannot write layer {layer!r} ({error})") from error
+
+
+def _version_of(path: Path) -> tuple[int, int, int]:
+    found = path.stat()
+    return found.st_ino, found.st_mtime_ns, found.st_size
 
 
 @contextlib.contextmanager

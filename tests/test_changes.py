@@ -51,6 +51,21 @@ def test_a_commit_leaves_gdals_sqlite_cache_as_it_found_it(workspace: Workspace)
     assert pyogrio.get_gdal_config_option("OGR_SQLITE_CACHE") == before
 
 
+def test_the_scenario_a_commit_leaves_for_the_next_load_is_what_the_file_holds(
+    workspace: Workspace,
+) -> None:
+    edits = [
+        Edit("update", "convoys", "c1", {"status": "halted"}),
+        Edit("add", "places", "new-place", {"name": "New place", "kind": "village",
+             "latitude": 35.1, "longitude": 36.2, "country_code": "SY", "precision": "exact",
+             "source": "report"}),
+    ]  # fmt: skip
+    changes.commit(workspace, "tiny", edits, who="ana")
+    remembered = workspace.load("tiny")
+    assert workspace.load("tiny") is remembered  # not read again
+    assert workspace._load("tiny") == remembered  # what reading the file gives
+
+
 def test_edits_survive_a_fresh_open(workspace: Workspace) -> None:
     changes.commit(
         workspace, "tiny", [Edit("update", "convoys", "c2", {"people": "about 40"})], who="b"
