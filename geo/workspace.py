@@ -118,7 +118,9 @@ class Workspace:
             return found
         scenario = self._load(scenario_id)
         if key[1] is not None and self.version() == key[1]:  # not saved meanwhile
-            self._remember(scenario, key[1], scenario_id)
+            self._remember(scenario, key[1], scenario.id)
+            if scenario_id is None:  # (the only scenario: asked for by no id, or by its own)
+                self._remember(scenario, key[1], None)
         return scenario
 
     def _remember(

@@ -64,6 +64,9 @@ def test_the_scenario_a_commit_leaves_for_the_next_load_is_what_the_file_holds(
     remembered = workspace.load("tiny")
     assert workspace.load("tiny") is remembered  # not read again
     assert workspace._load("tiny") == remembered  # what reading the file gives
+    fresh = Workspace(workspace.path)
+    fresh.save(fresh._load(None))  # saved anew: the next loads, by no id or by it, read once
+    assert fresh.load() is fresh.load("tiny") is fresh.load()
 
 
 def test_edits_survive_a_fresh_open(workspace: Workspace) -> None:
