@@ -199,16 +199,15 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         if not len(places):
             return None
         count = 1 if exactly_one else min(limit, len(places))
-        rows = _near_rows(places, latitude, longitude) if count == 1 else None
-        if rows is None:
+        if count == 1:  # the one `nearest_entries` finds, from the points' tree
+            rows = self.nearest_entries([latitude], [longitude])
+            nearest = np.zeros(1, dtype=np.intp)
+        else:  # every place measured; of places equally near, the first entry first
             rows = np.arange(len(places))
         distances = haversine_km(
             latitude, longitude, places.latitudes[rows], places.longitudes[rows]
         )
-        if count == 1:  # of places equally near (a capital and its country), the first entry
-            tied = np.flatnonzero(distances == distances.min())
-            nearest = tied[np.argsort(rows[tied])][:1]
-        else:
+        if count > 1:
             nearest = np.argpartition(distances, count - 1)[:count]
             nearest = nearest[np.lexsort((rows[nearest], distances[nearest]))]
         locations = [
@@ -221,9 +220,14 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         return locations[0] if exactly_one else locations
 
     def nearest_entries(self, latitudes: Any, longitudes: Any) -> npt.NDArray[np.intp]:
-        """The gazetteer row nearest each point, the one `reverse` finds (-1 for a point that is
-        not a number or an empty gazetteer); many points at once, for an import's rows without
-        a country, in chunks (a point far from every place has many candidates)."""
+        """The gazetteer row nearest each point, the first entry of places equally near (-1 for
+        a point that is not a number, or an empty gazetteer); many points at once (an import's
+        rows without a country), in chunks: a point far from every place has many candidates.
+
+        From a tree of the points in degrees: the nearest in degrees is d away, so the nearest
+        on the sphere lies within d / cos(latitude) degrees (a degree of longitude shrinks
+        towards the poles); near a pole or the antimeridian the whole gazetteer is measured.
+        """
         lats = np.asarray(latitudes, dtype=float)
         lons = np.asarray(longitudes, dtype=float)
         found = np.full(len(lats), -1, dtype=np.intp)
@@ -690,27 +694,6 @@ def _point(query: Any) -> tuple[float, float]:
         warnings.simplefilter("ignore", UserWarning)
         point = query if isinstance(query, Point) else Point(query)
     return float(point.latitude), float(point.longitude)
-
-
-def _near_rows(places: gazetteer.Gazetteer, latitude: float, longitude: float) -> Any:
-    """The gazetteer rows that can hold the nearest place to a point, from a tree of the points
-    in degrees (made once per gazetteer): the nearest in degrees is d away, so the nearest on
-    the sphere lies within d / cos(latitude) degrees (a degree of longitude shrinks towards the
-    poles). None near a pole or the antimeridian, where the whole gazetteer is measured."""
-    tree = places.derived("points-tree", _points_tree)
-    point = shapely.Point(longitude, latitude)
-    nearest, degrees = tree.query_nearest(point, return_distance=True, all_matches=False)
-    if not len(nearest):
-        return None
-    reach = float(degrees[0]) / max(
-        math.cos(math.radians(min(abs(latitude) + float(degrees[0]), 90))), 1e-6
-    )
-    if abs(latitude) + reach >= 89 or abs(longitude) + reach >= 179:
-        return None
-    reach = reach * 1.0001 + 1e-9
-    return tree.query(
-        shapely.box(longitude - reach, latitude - reach, longitude + reach, latitude + reach)
-    )
 
 
 def _points_tree(places: gazetteer.Gazetteer) -> shapely.STRtree:

@@ -501,7 +501,7 @@ def test_geopandas_reverse_geocode(full: OfflineGeocoder) -> None:
     assert list(frame.address) == ["Aleppo, Aleppo, SY", "Fuaa, Idlib, SY"]
 
 
-def test_nearest_entries_finds_what_reverse_finds_one_at_a_time(full: OfflineGeocoder) -> None:
+def test_nearest_entries_finds_the_nearest_place_as_reverse_does(full: OfflineGeocoder) -> None:
     rng = np.random.default_rng(7)
     latitudes = np.r_[rng.uniform(32, 37.5, 300), rng.uniform(-89.9, 89.9, 200), 89.95, -89.95, 0]
     longitudes = np.r_[rng.uniform(35.5, 42, 300), rng.uniform(-180, 180, 200), 10, 0, 179.9]
@@ -511,9 +511,12 @@ def test_nearest_entries_finds_what_reverse_finds_one_at_a_time(full: OfflineGeo
     rows = full.nearest_entries(latitudes, longitudes)
     places = full.gazetteer
     for latitude, longitude, row in zip(latitudes, longitudes, rows, strict=True):
+        measured = haversine_km(latitude, longitude, places.latitudes, places.longitudes)
+        assert row == np.argmin(measured)  # every place measured: the first of the nearest
         one = full.reverse((latitude, longitude))
         assert isinstance(one, Location)
-        assert places.ids[row] == one.raw["id"]  # of places equally near, the same one
+        assert one.raw["id"] == places.ids[row]
+        assert one.raw["distance_km"] == pytest.approx(measured[row], abs=1e-3)
     assert full.nearest_entries([], []).tolist() == []
     assert full.nearest_entries([float("nan")], [0.0]).tolist() == [-1]
 
