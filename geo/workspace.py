@@ -108,8 +108,9 @@ class Workspace:
 
         A scenario read from the same file (path, inode, modification time and size: every
         save swaps in a new file) is given again without reading it: records are immutable,
-        and a 100,000-event scenario took 4 s to read and check. A save gives the scenario it
-        wrote to the next load of the file it made (what reading it back gives, checked).
+        and a 100,000-event scenario took 4 s to read and check. A commit's `write_records`
+        gives the scenario it wrote to the next load of the file it made (its edits were
+        checked by the same rules; not when a time it wrote has more than milliseconds).
         """
         key = (str(self.path.resolve()), self.version(), scenario_id)
         with _LOADED_LOCK:
@@ -177,8 +178,6 @@ class Workspace:
                 _write(frame, temporary, name, layer.geometry_type if layer else None)
             for name, (frame, geometry_type) in others.items():
                 _write(frame, temporary, name, geometry_type)
-            written = _version_of(temporary)  # (a rename keeps inode, time and size)
-        self._remember(scenario, written, scenario.id)  # what reading it back would give
 
     def write_records(
         self,
@@ -214,8 +213,9 @@ class Workspace:
                 for name, rows in append.items():
                     rows = _ordered(rows, fields[name]) if name in fields else rows
                     _write(rows, temporary, name, None, append=name in present)
-                written = _version_of(temporary)
-            self._remember(scenario, written, scenario.id)
+                written = _version_of(temporary)  # (a rename keeps inode, time and size)
+            if _as_stored(put):  # what reading it back gives: checked edits, times as stored
+                self._remember(scenario, written, scenario.id)
 
     def _fields(
         self, present: set[str], put: dict[str, list[Any]], append: dict[str, pd.DataFrame]
@@ -392,6 +392,18 @@ def _write(
         pyogrio.write_dataframe(frame, path, **options)
     except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, OSError) as error:
         raise WorkspaceError(f"{path}: cannot write layer {layer!r} ({error})") from error
+
+
+def _as_stored(put: dict[str, list[Any]]) -> bool:
+    """Whether the records put hold their times as the file does (to the millisecond)."""
+    for layer in LAYERS:
+        moments = [spec.key for spec in layer.kind.fields(s.Known()) if spec.parse is f.moment]
+        for record in put.get(layer.kind.name, ()) if moments else ():
+            for key in moments:
+                value = getattr(record, key)
+                if isinstance(value, datetime) and value.microsecond % 1000:
+                    return False
+    return True
 
 
 def _version_of(path: Path) -> tuple[int, int, int]:

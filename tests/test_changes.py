@@ -65,8 +65,20 @@ def test_the_scenario_a_commit_leaves_for_the_next_load_is_what_the_file_holds(
     assert workspace.load("tiny") is remembered  # not read again
     assert workspace._load("tiny") == remembered  # what reading the file gives
     fresh = Workspace(workspace.path)
-    fresh.save(fresh._load(None))  # saved anew: the next loads, by no id or by it, read once
-    assert fresh.load() is fresh.load("tiny") is fresh.load()
+    fresh.save(fresh._load(None))  # saved whole: nothing remembered; loads by no id or by it
+    assert fresh.load() is fresh.load("tiny") is fresh.load()  # read the file once
+
+
+def test_a_commit_of_a_time_finer_than_the_file_keeps_leaves_nothing_to_remember(
+    workspace: Workspace,
+) -> None:
+    edits = [Edit("update", "convoys", "c1", {"depart": "2016-12-15T12:30:00.123456+00:00"})]
+    changes.commit(workspace, "tiny", edits, who="ana")
+    loaded = workspace.load("tiny")
+    assert loaded == workspace._load("tiny")  # the file's milliseconds, not the edit's micros
+    depart = next(c.depart for c in loaded.convoys if c.id == "c1")
+    assert depart is not None
+    assert depart.microsecond == 123000
 
 
 def test_edits_survive_a_fresh_open(workspace: Workspace) -> None:
@@ -365,7 +377,7 @@ def test_rows_are_added_in_the_layers_own_column_order(
     for name in ("First", "Second"):
         changes.commit(workspace, "tiny", [Edit("update", "places", "aleppo", {"name": name})],
                        who="a")  # fmt: skip
-    aleppo = workspace.load("tiny").places[0]
+    aleppo = workspace._load("tiny").places[0]  # (read from the file, not remembered)
     assert (aleppo.name, aleppo.country_code, aleppo.kind) == ("Second", "SY", "city")
 
 
@@ -380,7 +392,7 @@ def test_a_dump_is_written_whole_after_a_save_that_wrote_none(
     figure = replace(tiny.figures[0], what="evacuees")
     workspace.save(replace(tiny, figures=(figure, *tiny.figures[1:])))
     changes.commit(workspace, "tiny", [Edit("update", "places", "aleppo", {"name": "B"})], who="a")
-    assert read_scenario(changes.dump_folder(workspace, "tiny")) == workspace.load("tiny")
+    assert read_scenario(changes.dump_folder(workspace, "tiny")) == workspace._load("tiny")
 
 
 def test_a_record_added_then_edited_in_one_batch(workspace: Workspace, tiny: Scenario) -> None:
