@@ -14,7 +14,7 @@ package `corridor_data` beside `geo`."""
 
 
 def _installed(package: str) -> Path:
-    """The folder of a data package that `pip install .` puts beside `geo` (see pyproject.toml)."""
+    """The folder of a data package that `pip install .` puts beside `geo` (see setup.py)."""
     return PROJECT_ROOT / package
 
 
