@@ -246,9 +246,18 @@ class Spot:
 
 
 def parse_fields(
-    raw: Mapping[str, object], fields: Sequence[Field], spot: Spot, log: ProblemLog
+    raw: Mapping[str, object],
+    fields: Sequence[Field],
+    spot: Spot,
+    log: ProblemLog,
+    memo: Memo | None = None,
 ) -> dict[str, Any] | None:
-    """Parse every field of one row; log each problem; None when any field failed."""
+    """Parse every field of one row; log each problem; None when any field failed.
+
+    `memo` (one per batch of rows checked against the same fields) keeps what a text cell
+    parsed to, so that a value repeated down a column (a kind, a country, a source) is parsed
+    once.
+    """
     values: dict[str, Any] = {}
     ok = True
     for field in fields:
@@ -261,11 +270,49 @@ def parse_fields(
                 ok = False
             continue
         try:
-            values[field.key] = field.parse(value)
+            if memo is not None and type(value) is str:
+                values[field.key] = memo.parse(field, value)
+            else:
+                values[field.key] = field.parse(value)
         except FieldError as error:
             log.error(spot.file, spot.where, field.name, str(error), value)
             ok = False
     return values if ok else None
+
+
+class Memo:
+    """What each field's parser made of the text cells it met (its answer, or its FieldError),
+    up to `KEPT` values a field: a column of unique values (ids, coordinates) stops being kept
+    once it has shown it does not repeat."""
+
+    KEPT = 2_000
+
+    def __init__(self) -> None:
+        self._made: dict[str, dict[str, Any]] = {}
+
+    def parse(self, field: Field, value: str) -> Any:
+        made = self._made.get(field.name)
+        if made is None:
+            made = self._made[field.name] = {}
+        found = made.get(value, _MISSING)
+        if found is _MISSING:
+            try:
+                found = field.parse(value)
+            except FieldError as error:
+                found = _Refused(str(error))
+            if len(made) < self.KEPT:
+                made[value] = found
+        if type(found) is _Refused:
+            raise FieldError(found.expected)  # (a new one: raising one again grows its trace)
+        return found
+
+
+@dataclass(frozen=True)
+class _Refused:
+    expected: str
+
+
+_MISSING = object()
 
 
 def check_columns(

@@ -300,8 +300,9 @@ def build(kind: Kind, raws: Sequence[RawRecord], known: Known, log: ProblemLog) 
     fields = kind.fields(known)
     records: list[Any] = []
     seen: dict[str, str] = {}
+    memo = f.Memo()
     for raw in raws:
-        values = f.parse_fields(raw.cells, fields, raw.spot, log)
+        values = f.parse_fields(raw.cells, fields, raw.spot, log, memo)
         geometry_ok = _geometry_ok(kind, raw, log)
         if values is None or not geometry_ok or not _unique(values, raw, seen, log):
             continue
@@ -320,18 +321,28 @@ def recheck(kind: Kind, records: Sequence[Any], known: Known, file: str, log: Pr
     the ids known now: only their references can have gone stale. Logs each problem (at
     ``id …`` in `file`); True when none."""
     fields = [spec for spec in kind.fields(known) if isinstance(spec.parse, f.Reference)]
-    ok = True
+    refused = {spec.name: _refused(spec, records) for spec in fields}
+    if not any(refused.values()):
+        return True
     for record in records:
         for spec in fields:
             value = _cell(getattr(record, spec.key))
-            if value is None or value == "":
-                continue
-            try:
-                spec.parse(value)
-            except f.FieldError as error:
-                log.error(file, f"id {record.id!r}", spec.name, str(error), value)
-                ok = False
-    return ok
+            if value in refused[spec.name]:
+                log.error(file, f"id {record.id!r}", spec.name, refused[spec.name][value], value)
+    return False
+
+
+def _refused(spec: f.Field, records: Sequence[Any]) -> dict[Any, str]:
+    """Each value of a reference field the records hold that its check refuses, with why; each
+    value checked once (300,000 places citing one source were checked 300,000 times)."""
+    values = {_cell(getattr(record, spec.key)) for record in records}
+    refused = {}
+    for value in values - {None, ""}:
+        try:
+            spec.parse(value)
+        except f.FieldError as error:
+            refused[value] = str(error)
+    return refused
 
 
 def _geometry_ok(kind: Kind, raw: RawRecord, log: ProblemLog) -> bool:

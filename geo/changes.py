@@ -19,6 +19,7 @@ from shapely.geometry.base import BaseGeometry
 
 from geo import _schema as s
 from geo._atomic import write_text
+from geo._collector import pausing
 from geo._fields import Spot
 from geo.builder import assemble, meta_fields
 from geo.errors import CorridorError, Problem, ProblemLog, ValidationError, WorkspaceError
@@ -70,6 +71,7 @@ class Change:
     undoes: str = ""
 
 
+@pausing
 def commit(
     workspace: Workspace,
     scenario_id: str,

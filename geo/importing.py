@@ -15,6 +15,7 @@ from typing import Any
 
 from geo import _schema as s
 from geo import changes, names, readers
+from geo._collector import pausing
 from geo._fields import Spot, is_blank
 from geo._safezip import ZipLimits
 from geo._spreadsheet import inert
@@ -156,6 +157,7 @@ def prepare_upload(data: bytes, name: str, scenario: Scenario, **options: Any) -
         return prepare(path, scenario, name=name, **options)
 
 
+@pausing
 def prepare(
     path: Path | str,
     scenario: Scenario,
@@ -220,6 +222,7 @@ def prepare(
     )
 
 
+@pausing
 def commit_import(
     workspace: Workspace, scenario_id: str, prepared: Prepared, *, who: str
 ) -> list[changes.Change]:

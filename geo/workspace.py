@@ -17,12 +17,14 @@ import filelock
 import geopandas as gpd
 import numpy as np
 import pandas as pd
+import pyarrow
 import pyogrio
 import shapely
 
 from geo import _fields as f
 from geo import _schema as s
 from geo._atomic import atomic_path
+from geo._collector import pausing
 from geo._fields import Spot
 from geo.builder import assemble, meta_fields
 from geo.errors import ProblemLog, ScenarioNotFoundError, WorkspaceError, WorkspaceLockedError
@@ -137,6 +139,7 @@ class Workspace:
             while len(_LOADED) > LOADED_KEPT:
                 del _LOADED[next(iter(_LOADED))]
 
+    @pausing
     def _load(self, scenario_id: str | None) -> Scenario:
         scenario_id = self._resolve(scenario_id)
         log = ProblemLog()
@@ -208,11 +211,13 @@ class Workspace:
                     if put.get(name):
                         frame = _frame(tuple(put[name]), layer, scenario.id)
                         frame = _ordered(frame, fields[name])
-                        _write(frame, temporary, name, layer.geometry_type, append=True)
+                        arrow = not _has_days(layer.kind)
+                        _write(frame, temporary, name, layer.geometry_type, append=True,
+                               arrow=arrow)  # fmt: skip
                 _put_back(temporary, scenario.id, places)
                 for name, rows in append.items():
                     rows = _ordered(rows, fields[name]) if name in fields else rows
-                    _write(rows, temporary, name, None, append=name in present)
+                    _write(rows, temporary, name, None, append=name in present, arrow=True)
                 written = _version_of(temporary)  # (a rename keeps inode, time and size)
             if _as_stored(put):  # what reading it back gives: checked edits, times as stored
                 self._remember(scenario, written, scenario.id)
@@ -345,12 +350,18 @@ def _frame(records: tuple[Any, ...], layer: Layer, scenario_id: str) -> pd.DataF
     if layer.geometry_type is None:
         return frame
     if layer.kind in POINT_KINDS:  # made at once: one by one cost 2 s per 100,000
-        points = shapely.points([(r.longitude, r.latitude) for r in records] or np.empty((0, 2)))
+        longitudes = np.fromiter((r.longitude for r in records), float, len(records))
+        points = shapely.points(longitudes, np.fromiter((r.latitude for r in records), float))
         geometry = gpd.GeoSeries(points, crs=CRS)
     else:
         geometry = gpd.GeoSeries([record.geometry for record in records], crs=CRS)
     spatial: pd.DataFrame = gpd.GeoDataFrame(frame, geometry=geometry, crs=CRS)
     return spatial
+
+
+def _has_days(kind: s.Kind) -> bool:
+    """Whether a kind has a field of dates (kept off GDAL's Arrow path: see `_write`)."""
+    return any(spec.parse is f.day for spec in kind.fields(s.Known()))
 
 
 def _moment_columns(fields: list[f.Field]) -> set[str]:
@@ -383,12 +394,31 @@ def _concat(kept: pd.DataFrame | None, fresh: pd.DataFrame) -> pd.DataFrame:
 
 
 def _write(
-    frame: pd.DataFrame, path: Path, layer: str, geometry_type: str | None, *, append: bool = False
+    frame: pd.DataFrame,
+    path: Path,
+    layer: str,
+    geometry_type: str | None,
+    *,
+    append: bool = False,
+    arrow: bool = False,
 ) -> None:
+    """Write a frame as a layer, or add its rows to the layer (`append`).
+
+    `arrow` hands the rows to GDAL through Arrow (300,000 change-log rows: 5.0 s → 0.9 s, the
+    same text stored); only for rows without dates, which GDAL's Arrow path writes as
+    '2026/12/03' into a Date field. Values Arrow cannot type (a column of text and numbers)
+    go the usual way.
+    """
     options: dict[str, Any] = {"driver": "GPKG", "layer": layer, "append": append}
     if geometry_type:
         options.update(geometry_type=geometry_type, promote_to_multi=False)
     try:
+        if arrow:
+            try:
+                pyogrio.write_dataframe(frame, path, use_arrow=True, **options)
+                return
+            except (pyarrow.ArrowInvalid, pyarrow.ArrowTypeError):
+                pass  # (raised while the frame is converted, before anything is written)
         pyogrio.write_dataframe(frame, path, **options)
     except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, OSError) as error:
         raise WorkspaceError(f"{path}: cannot write layer {layer!r} ({error})") from error
