@@ -270,10 +270,16 @@ def parse_fields(
                 ok = False
             continue
         try:
-            if memo is not None and type(value) is str:
-                values[field.key] = memo.parse(field, value)
+            made = memo.made(field) if memo is not None and type(value) is str else None
+            if made is None or memo is None:
+                found = field.parse(value)
             else:
-                values[field.key] = field.parse(value)
+                found = made.get(value, _MISSING)
+                if found is _MISSING:
+                    found = memo.parse(field, value)
+            if type(found) is _Refused:
+                raise FieldError(found.expected)  # (a new one: raising one again grows its trace)
+            values[field.key] = found
         except FieldError as error:
             log.error(spot.file, spot.where, field.name, str(error), value)
             ok = False
@@ -281,29 +287,35 @@ def parse_fields(
 
 
 class Memo:
-    """What each field's parser made of the text cells it met (its answer, or its FieldError),
+    """What each field's parser made of the text cells it met (its answer, or why it refused),
     up to `KEPT` values a field: a column of unique values (ids, coordinates) stops being kept
     once it has shown it does not repeat."""
 
     KEPT = 2_000
 
     def __init__(self) -> None:
-        self._made: dict[str, dict[str, Any]] = {}
+        self._made: dict[str, dict[object, Any] | None] = {}
 
-    def parse(self, field: Field, value: str) -> Any:
-        made = self._made.get(field.name)
-        if made is None:
-            made = self._made[field.name] = {}
-        found = made.get(value, _MISSING)
-        if found is _MISSING:
-            try:
-                found = field.parse(value)
-            except FieldError as error:
-                found = _Refused(str(error))
-            if len(made) < self.KEPT:
-                made[value] = found
-        if type(found) is _Refused:
-            raise FieldError(found.expected)  # (a new one: raising one again grows its trace)
+    def made(self, field: Field) -> dict[object, Any] | None:
+        """The field's answers so far; None once it has stopped keeping them."""
+        try:
+            return self._made[field.name]
+        except KeyError:
+            made: dict[object, Any] = {}
+            self._made[field.name] = made
+            return made
+
+    def parse(self, field: Field, value: object) -> Any:
+        """Parse a value not kept yet, and keep the answer (a refusal as `_Refused`)."""
+        try:
+            found = field.parse(value)
+        except FieldError as error:
+            found = _Refused(str(error))
+        made = self._made[field.name]
+        if made is not None:
+            made[value] = found
+            if len(made) >= self.KEPT:
+                self._made[field.name] = None
         return found
 
 

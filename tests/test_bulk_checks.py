@@ -57,7 +57,7 @@ def test_a_column_that_does_not_repeat_stops_being_kept(monkeypatch: pytest.Monk
     memo, log = f.Memo(), ProblemLog()
     for value in ("a", "b", "c", "d", "d", "a"):
         f.parse_fields({"id": value}, [ids], f.Spot("p.csv", "row 2"), log, memo)
-    assert calls == ["a", "b", "c", "d", "d"]  # 'd' came after the third value: not kept
+    assert calls == ["a", "b", "c", "d", "d", "a"]  # three kept: then none
 
 
 def _place(place_id: str, source: str) -> object:
