@@ -181,6 +181,7 @@ class Workspace:
                 _write(frame, temporary, name, layer.geometry_type if layer else None)
             for name, (frame, geometry_type) in others.items():
                 _write(frame, temporary, name, geometry_type)
+            add_time_indexes(temporary)
 
     def write_records(
         self,
@@ -218,6 +219,7 @@ class Workspace:
                 for name, rows in append.items():
                     rows = _ordered(rows, fields[name]) if name in fields else rows
                     _write(rows, temporary, name, None, append=name in present, arrow=True)
+                add_time_indexes(temporary)  # (a workspace saved before they were made)
                 written = _version_of(temporary)  # (a rename keeps inode, time and size)
             if _as_stored(put):  # what reading it back gives: checked edits, times as stored
                 self._remember(scenario, written, scenario.id)
@@ -536,6 +538,21 @@ def _blob_geometry(blob: bytes) -> shapely.Geometry:
 
 
 POSITIONS_LAYER = "positions"
+TIME_FIELDS = {s.EVENTS.name: "date", POSITIONS_LAYER: "time"}
+"""The large layers read by time window (`geo.windows`), and each one's time field."""
+
+
+def add_time_indexes(path: Path) -> None:
+    """Index each large layer of a GeoPackage on (scenario, time), where missing (a window of
+    1,000,000 events is then read in milliseconds: `bench/events_store.py`)."""
+    present = _layer_names(path)
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        for layer, field in TIME_FIELDS.items():
+            if layer in present:
+                db.execute(
+                    f'CREATE INDEX IF NOT EXISTS "{layer}_{SCENARIO_ID}_{field}" '
+                    f'ON "{layer}" ({SCENARIO_ID}, "{field}")'
+                )
 
 
 def add_positions(workspace: Workspace, scenario_id: str, positions: list[Position]) -> int:
@@ -554,6 +571,8 @@ def add_positions(workspace: Workspace, scenario_id: str, positions: list[Positi
         present = POSITIONS_LAYER in _layer_names(workspace.path)
         pyogrio.write_dataframe(spatial, workspace.path, layer=POSITIONS_LAYER, driver="GPKG",
                                 geometry_type="Point", append=present)  # fmt: skip
+        if not present:
+            add_time_indexes(workspace.path)
     return len(rows)
 
 

@@ -1,0 +1,137 @@
+"""Events and positions read by time window and map extent: the same rows a scan would pick."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, date, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from geo import changes, synthetic, windows
+from geo import workspace as w
+from geo.errors import WorkspaceError
+from geo.records import Position, Scenario
+from geo.workspace import Workspace
+
+ALEPPO = (36.9, 36.0, 37.4, 36.4)
+
+
+@pytest.fixture(scope="module")
+def scenario() -> Scenario:
+    return synthetic.generate(events=400, convoys=3, zones=2, seed=7)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, scenario: Scenario) -> Workspace:
+    found = Workspace(tmp_path / "w.gpkg")
+    found.save(scenario)
+    return found
+
+
+def _scanned(scenario: Scenario, first: date, last: date, extent: tuple[float, ...]) -> set[str]:
+    west, south, east, north = extent
+    return {
+        e.id
+        for e in scenario.events
+        if first <= e.date <= last and west <= e.longitude <= east and south <= e.latitude <= north
+    }
+
+
+@pytest.mark.parametrize(
+    ("first", "last", "extent"),
+    [
+        (date(2016, 12, 8), date(2016, 12, 15), (35.0, 32.0, 43.0, 38.0)),
+        (date(2016, 12, 14), date(2016, 12, 16), ALEPPO),
+        (date(2016, 11, 1), date(2017, 1, 31), ALEPPO),
+    ],
+)
+def test_events_in_a_window_and_extent_are_those_a_scan_finds(
+    workspace: Workspace, scenario: Scenario, first: date, last: date, extent: tuple[float, ...]
+) -> None:
+    found = windows.rows_in(workspace, "events", scenario.id, start=first, end=last,
+                            extent=extent, columns=["id", "fatalities"])  # fmt: skip
+    expected = _scanned(scenario, first, last, extent)
+    assert expected  # (the window holds events: a test that cannot fail otherwise)
+    assert set(found["id"]) == expected
+    assert list(found.columns) == ["id", "fatalities", "geometry"]
+
+
+def test_an_event_date_comes_as_its_day(workspace: Workspace, scenario: Scenario) -> None:
+    day = scenario.events[0].date
+    found = windows.rows_in(workspace, "events", scenario.id, start=day, end=day)
+    assert set(found["date"].dt.date) == {day}
+    assert scenario.events[0].id in set(found["id"])
+
+
+def test_a_moment_as_the_end_keeps_its_whole_day_of_events(
+    workspace: Workspace, scenario: Scenario
+) -> None:
+    day = scenario.events[0].date
+    late = datetime(day.year, day.month, day.day, 23, 0, tzinfo=timezone(timedelta(hours=2)))
+    found = windows.rows_in(workspace, "events", scenario.id, start=day, end=late)
+    assert set(found["id"]) == _scanned(scenario, day, day, (-180, -90, 180, 90))
+
+
+def test_positions_in_a_window_to_the_millisecond(workspace: Workspace, scenario: Scenario) -> None:
+    start = datetime(2016, 12, 15, 14, 0, tzinfo=UTC)
+    times = [start + timedelta(milliseconds=ms) for ms in (-1, 0, 500, 1000, 1001, 60_000)]
+    reports = [Position("c1", t, 36.2, 37.1 + i / 100) for i, t in enumerate(times)]
+    w.add_positions(workspace, scenario.id, reports)
+    end = start + timedelta(seconds=1)
+    found = windows.rows_in(workspace, "positions", scenario.id, start=start, end=end)
+    assert list(found["time"]) == times[1:4]
+    beirut = timezone(timedelta(hours=2))  # the same window given in another zone
+    found = windows.rows_in(workspace, "positions", scenario.id, start=start.astimezone(beirut),
+                            end=end.astimezone(beirut),
+                            extent=(37.105, 36.0, 37.2, 36.4))  # fmt: skip
+    assert list(found["time"]) == times[1:2] + times[2:4]
+    assert list(found["longitude"]) == pytest.approx([37.11, 37.12, 37.13])
+
+
+def test_positions_of_a_whole_day(workspace: Workspace, scenario: Scenario) -> None:
+    reports = [Position("c1", datetime(2016, 12, d, 23, 59, 59, 999000, tzinfo=UTC), 36.2, 37.1)
+               for d in (14, 15, 16)]  # fmt: skip
+    w.add_positions(workspace, scenario.id, reports)
+    day = date(2016, 12, 15)
+    found = windows.rows_in(workspace, "positions", scenario.id, start=day, end=day)
+    assert list(found["time"]) == [reports[1].time]
+
+
+def test_a_layer_not_written_yet_gives_no_rows(workspace: Workspace, scenario: Scenario) -> None:
+    found = windows.rows_in(workspace, "positions", scenario.id, columns=["convoy"])
+    assert found.empty
+    assert list(found.columns) == ["convoy", "geometry"]
+
+
+def test_only_large_layers_are_read_by_window(workspace: Workspace, scenario: Scenario) -> None:
+    with pytest.raises(WorkspaceError, match=r"w\.gpkg: expected one of the layers events, "
+                       r"positions, got 'convoys'"):  # fmt: skip
+        windows.rows_in(workspace, "convoys", scenario.id)
+
+
+def test_a_scenario_id_with_a_quote_is_read_as_text(tmp_path: Path, scenario: Scenario) -> None:
+    workspace = Workspace(tmp_path / "w.gpkg")
+    workspace.save(scenario)
+    found = windows.rows_in(workspace, "events", "x' OR '1'='1")
+    assert found.empty
+
+
+def _indexes(path: Path) -> set[str]:
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT name FROM sqlite_master WHERE type = 'index'").fetchall()
+    return {name for (name,) in rows}
+
+
+def test_the_time_indexes_are_made_by_a_save_an_edit_and_live_positions(
+    workspace: Workspace, scenario: Scenario
+) -> None:
+    assert "events_scenario_id_date" in _indexes(workspace.path)
+    with sqlite3.connect(workspace.path) as db:  # a workspace saved before there were indexes
+        db.execute('DROP INDEX "events_scenario_id_date"')
+    event = scenario.events[0]
+    edit = changes.Edit("update", "events", event.id, {"fatalities": event.fatalities + 1})
+    changes.commit(workspace, scenario.id, [edit], who="test")
+    assert "events_scenario_id_date" in _indexes(workspace.path)
+    w.add_positions(workspace, scenario.id, [Position("c1", synthetic.START, 36.2, 37.1)])
+    assert "positions_scenario_id_time" in _indexes(workspace.path)
