@@ -1,9 +1,10 @@
 """Where a million events should live (issue 20): the workspace GeoPackage (R-tree and a date
 index) against GeoParquet read by DuckDB, for what the map asks: one time window in one area.
 
-Writes N invented events over five years of Syria in both stores (the GeoPackage laid out as
-the workspace lays out its events layer), then times the queries the dashboard and exports
-make: a week over the whole country, a month around Aleppo, a day at the zoom of a city,
+Writes N invented events over five years of Syria in both stores (the GeoPackage is a
+workspace holding them as one scenario, written by `Workspace.save`), then times the queries
+the dashboard and exports make (`geo.windows.rows_in` for the workspace): a week over the
+whole country, a month around Aleppo, a day at the zoom of a city,
 each returning the columns the map draws. Prints write times, file sizes and query medians
 (of `--repeat` runs, each from a fresh connection); `--rows 1000000` sets N.
 
@@ -21,6 +22,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -33,7 +35,11 @@ import shapely
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from geo import workspace as w
+from geo import synthetic, windows
+from geo.event_table import EventTable
+from geo.records import Source
+from geo.windows import Extent
+from geo.workspace import Workspace
 
 FIRST_DAY = date(2012, 1, 1)
 DAYS = 5 * 365
@@ -48,41 +54,41 @@ QUERIES = {
 }
 
 
-def events(rows: int, seed: int = 20) -> gpd.GeoDataFrame:
-    """Events around five towns (about 15 km), every day of five years."""
+def events(rows: int, seed: int = 20) -> EventTable:
+    """Events around five towns (about 15 km), every day of five years, in date order (as an
+    export lists them), in all of ACLED's columns that Corridor keeps."""
     rng = np.random.default_rng(seed)
     town = rng.integers(0, len(TOWNS), rows)
     lat = np.array(TOWNS)[town, 0] + rng.normal(0, 0.14, rows)
     lon = np.array(TOWNS)[town, 1] + rng.normal(0, 0.14, rows)
-    day = np.sort(rng.integers(0, DAYS, rows))  # (an export lists events by date)
-    dates = pd.to_datetime(FIRST_DAY) + pd.to_timedelta(day, unit="D")
-    frame = pd.DataFrame(
-        {
-            w.SCENARIO_ID: "syria",
-            "id": [f"SYR{i}" for i in range(rows)],
-            "date": dates.date,
-            "event_type": np.array(TYPES, dtype=object)[rng.integers(0, len(TYPES), rows)],
-            "fatalities": rng.geometric(0.4, rows) - 1,
-            "latitude": lat.round(5),
-            "longitude": lon.round(5),
-            "notes": [f"Invented event {i}." for i in range(rows)],
-        }
+    day = np.datetime64(FIRST_DAY, "D") + np.sort(rng.integers(0, DAYS, rows))
+    actors = np.array(["Government forces", "Opposition groups", "Civilians"], dtype=object)
+    return EventTable.from_columns({
+        "id": [f"SYR{i}" for i in range(rows)], "date": day,
+        "event_type": np.array(TYPES, dtype=object)[rng.integers(0, len(TYPES), rows)],
+        "latitude": lat.round(5), "longitude": lon.round(5), "source": [("acled",)] * rows,
+        "actor1": actors[rng.integers(0, 3, rows)], "actor2": actors[rng.integers(0, 3, rows)],
+        "location": np.array(["Aleppo", "Idlib", "Homs", "Damascus", "Hama"], dtype=object)[town],
+        "country": ["Syria"] * rows, "fatalities": rng.geometric(0.4, rows) - 1,
+        "notes": [f"Invented event {i}." for i in range(rows)],
+    })  # fmt: skip
+
+
+def write_workspace(table: EventTable, path: Path) -> None:
+    """A workspace holding a scenario of these events (as `geo import` of a folder leaves it)."""
+    base = synthetic.generate(events=0, convoys=1, zones=1)
+    sources = (
+        *base.sources,
+        Source("acled", "ACLED export (invented here)", "ACLED", date(2016, 12, 31)),
     )
-    points = shapely.points(frame["longitude"], frame["latitude"])
-    return gpd.GeoDataFrame(frame, geometry=points, crs=w.CRS)
+    scenario = replace(base, id="syria", sources=sources, events=table)
+    Workspace(path).save(scenario)
 
 
-def write_geopackage(frame: gpd.GeoDataFrame, path: Path) -> None:
-    pyogrio.write_dataframe(frame, path, layer="events", driver="GPKG", geometry_type="Point")
-    with sqlite3.connect(path) as db:  # (GDAL writes dates as text: 'YYYY-MM-DD' sorts)
-        db.execute(f"CREATE INDEX events_date ON events ({w.SCENARIO_ID}, date)")
-
-
-def query_geopackage(path: Path, days: tuple[date, date], box: tuple[float, ...]) -> pd.DataFrame:
-    where = f"{w.SCENARIO_ID} = 'syria' AND date BETWEEN '{days[0]}' AND '{days[1]}'"
-    return pyogrio.read_dataframe(
-        path, layer="events", columns=SHOWN, where=where, bbox=box, use_arrow=True
-    )
+def query_workspace(path: Path, days: tuple[date, date], box: Extent) -> pd.DataFrame:
+    """What the map asks: `geo.windows.rows_in`, the columns it draws."""
+    return windows.rows_in(Workspace(path), "events", "syria", start=days[0], end=days[1],
+                           extent=box, columns=SHOWN)  # fmt: skip
 
 
 def query_geopackage_sql(path: Path, days: tuple[date, date], box: tuple[float, ...]) -> Any:
@@ -91,15 +97,20 @@ def query_geopackage_sql(path: Path, days: tuple[date, date], box: tuple[float, 
         f"SELECT {', '.join('e.' + c for c in SHOWN)} FROM events e "
         "JOIN rtree_events_geom r ON r.id = e.fid "
         f"WHERE r.minx <= ? AND r.maxx >= ? AND r.miny <= ? AND r.maxy >= ? "
-        f"AND e.{w.SCENARIO_ID} = 'syria' AND e.date BETWEEN ? AND ?"
+        "AND e.scenario_id = 'syria' AND e.date BETWEEN ? AND ?"
     )
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
         rows = db.execute(sql, (box[2], box[0], box[3], box[1], str(days[0]), str(days[1])))
         return pd.DataFrame(rows.fetchall(), columns=SHOWN)
 
 
-def write_parquet(frame: gpd.GeoDataFrame, path: Path) -> None:
-    frame.to_parquet(path, row_group_size=100_000)  # GeoParquet: rows in date order
+def write_parquet(table: EventTable, path: Path) -> None:
+    """GeoParquet of the same events in date order (rows of a day together), as a frame."""
+    frame = table.table.drop_columns(["source"]).to_pandas()
+    points = shapely.points(frame["longitude"], frame["latitude"])
+    gpd.GeoDataFrame(frame, geometry=points, crs="EPSG:4326").to_parquet(
+        path, row_group_size=100_000
+    )
 
 
 def query_parquet(path: Path, days: tuple[date, date], box: tuple[float, ...]) -> Any:
@@ -133,22 +144,22 @@ def main() -> None:
     except ImportError:
         duckdb = None
         print("duckdb is not installed: GeoParquet is skipped (pip install duckdb)")
-    stores = {"GeoPackage (pyogrio)": (write_geopackage, query_geopackage, "gpkg")}
-    stores["GeoPackage (SQLite)"] = (None, query_geopackage_sql, "gpkg")
+    stores = {"workspace GeoPackage (geo.windows)": (write_workspace, query_workspace, "gpkg")}
+    stores["the same file through SQLite alone"] = (None, query_geopackage_sql, "gpkg")
     if duckdb is not None:
         stores[f"GeoParquet (DuckDB {duckdb.__version__})"] = (
             write_parquet,
             query_parquet,
             "parquet",
         )
-    frame = events(args.rows)
+    table = events(args.rows)
     print(f"{args.rows:,} events; GDAL {pyogrio.__gdal_version_string__}")
     with tempfile.TemporaryDirectory() as scratch:
         for name, (write, query, suffix) in stores.items():
             path = Path(scratch) / f"events.{suffix}"
             if write is not None:
                 started = time.perf_counter()
-                write(frame, path)
+                write(table, path)
                 written = time.perf_counter() - started
                 megabytes = path.stat().st_size / 2**20
                 print(f"\n{name}: written in {written:.1f} s, {megabytes:.0f} MB")

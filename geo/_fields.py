@@ -124,6 +124,8 @@ def positive_integer(value: object) -> int:
         raise FieldError("a whole number from 1 up") from None
     if result < 1:
         raise FieldError("a whole number from 1 up")
+    if result > LARGEST:
+        raise FieldError(f"a whole number from 1 to {LARGEST}")
     return result
 
 
@@ -137,7 +139,13 @@ def whole_number(value: object) -> int:
         raise FieldError("a whole number from 0 up") from None
     if not number_value.is_integer() or number_value < 0:
         raise FieldError("a whole number from 0 up")
+    if number_value > LARGEST:
+        raise FieldError(f"a whole number from 0 to {LARGEST}")
     return int(number_value)
+
+
+LARGEST = 2**63 - 1
+"""The largest whole number a GeoPackage's INTEGER holds (larger ones were stored as this)."""
 
 
 def level(low: int, high: int) -> Callable[[object], int]:

@@ -288,7 +288,8 @@ def _edited(current: Scenario, edits: Sequence[Edit], *, subject: str) -> _Edite
     and an import's records only have their references checked; a deletion from a layer
     others refer to checks every record again.
     """
-    records = {name: {r.id: r for r in getattr(current, name)} for name in KINDS}
+    edited = {edit.layer for edit in edits} | REFERRED  # (not every event for a convoy's edit)
+    records = {name: {r.id: r for r in getattr(current, name)} for name in KINDS if name in edited}
     work: dict[str, dict[Any, dict[str, Any]]] = {name: {} for name in KINDS}
     seen: dict[tuple[str, Any], None] = {}  # in the edits' order: added records go last
     checked: dict[tuple[str, Any], Any] = {}
@@ -338,9 +339,13 @@ def _built(
         built.update({record.id: record for record in prebuilt})
         after[name] = {rid: built.get(rid) for rid, row in rows}  # in the edits' order
     log.raise_if_errors(subject)
-    before = {name: {rid: records[name].get(rid) for rid in rows} for name, rows in after.items()}
+    before = {
+        name: {rid: records[name].get(rid) for rid in rows} for name, rows in after.items() if rows
+    }
     layers = {}
     for name, by_id in records.items():
+        if not after[name]:  # untouched: kept as it is (an EventTable stays columns)
+            continue
         kept = [after[name].get(rid, record) for rid, record in by_id.items()]
         added = [record for rid, record in after[name].items() if rid not in by_id]
         layers[name] = tuple(record for record in (*kept, *added) if record is not None)

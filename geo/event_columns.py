@@ -9,8 +9,11 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from geo import _memo
+from geo.event_table import EventTable
 from geo.records import Scenario
 
 EPOCH = date(1970, 1, 1)
@@ -40,6 +43,8 @@ def columns(scenario: Scenario) -> EventColumns:
 
 def _columns(scenario: Scenario) -> EventColumns:
     events = scenario.events
+    if isinstance(events, EventTable):
+        return _from_table(events)
     kinds = sorted({event.event_type for event in events})
     places = sorted({event.location for event in events})
     kind_of = {name: i for i, name in enumerate(kinds)}
@@ -54,6 +59,30 @@ def _columns(scenario: Scenario) -> EventColumns:
         kinds=kinds,
         places=places,
     )
+
+
+def _from_table(events: EventTable) -> EventColumns:
+    """The same columns taken from the table's own (no Event is made)."""
+    kinds = sorted(pc.unique(events.column("event_type")).to_pylist())
+    places = sorted(pc.unique(events.column("location")).to_pylist())
+    days = pc.cast(events.column("date"), pa.int32())  # (days since 1970-01-01)
+    return EventColumns(
+        latitude=events.column("latitude").to_numpy(),
+        longitude=events.column("longitude").to_numpy(),
+        day=days.to_numpy(zero_copy_only=False).astype(np.int32),
+        kind=_positions(events.column("event_type"), kinds).astype(np.int16),
+        fatalities=events.column("fatalities").to_numpy().astype(np.int32),
+        place=_positions(events.column("location"), places).astype(np.int32),
+        kinds=kinds,
+        places=places,
+    )
+
+
+def _positions(column: pa.Array, names: list[str]) -> npt.NDArray[np.int64]:
+    found: npt.NDArray[np.int64] = pc.index_in(
+        column, value_set=pa.array(names, pa.string())
+    ).to_numpy(zero_copy_only=False)
+    return found
 
 
 def selection(

@@ -4,6 +4,7 @@ convoys' position reports."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from enum import StrEnum
@@ -281,7 +282,8 @@ class Scenario:
     figures: tuple[Figure, ...] = ()
     routes: tuple[Route, ...] = ()
     zones: tuple[ControlZone, ...] = ()
-    events: tuple[Event, ...] = ()
+    events: Sequence[Event] = ()
+    """A tuple, or an EventTable (columns: what a workspace and large scenarios load)."""
 
     def place(self, place_id: str) -> Place:
         """The place with this id; KeyError when there is none."""

@@ -11,6 +11,7 @@ import shapely
 from shapely.geometry import LineString, MultiPolygon, Polygon, shape
 
 from geo import basemap
+from geo.event_table import EventTable
 from geo.records import (
     Confidence,
     Control,
@@ -18,7 +19,6 @@ from geo.records import (
     Convoy,
     ConvoyStatus,
     Count,
-    Event,
     Place,
     PlaceKind,
     PlacePrecision,
@@ -70,7 +70,7 @@ def generate(*, events: int, convoys: int, zones: int = 40, seed: int = 2016) ->
         convoys=tuple(_convoys(rng, places, convoys)),
         routes=tuple(_routes(rng, places, convoys)),
         zones=tuple(_zones(rng, syria, zones)),
-        events=tuple(_events(rng, places, events)),
+        events=_events(rng, places, events),
     )
 
 
@@ -168,8 +168,9 @@ def _zones(rng: np.random.Generator, syria: Polygon | MultiPolygon, count: int) 
     return found
 
 
-def _events(rng: np.random.Generator, places: list[Place], count: int) -> list[Event]:
-    """Events around random towns (about 10 km), over the scenario's days and the week before."""
+def _events(rng: np.random.Generator, places: list[Place], count: int) -> EventTable:
+    """Events around random towns (about 10 km), over the scenario's days and the week before;
+    made as columns (a million Event records would take gigabytes)."""
     near = rng.integers(0, len(places), count)
     lats = np.array([p.latitude for p in places])[near] + rng.normal(0, 10 / KM_PER_DEGREE, count)
     lons = np.array([p.longitude for p in places])[near] + rng.normal(0, 10 / KM_PER_DEGREE, count)
@@ -178,14 +179,15 @@ def _events(rng: np.random.Generator, places: list[Place], count: int) -> list[E
     days = rng.integers(-7, DAYS, count)
     fatalities = rng.geometric(0.4, count) - 1
     actors = rng.integers(0, len(ACTORS), (count, 2))
-    first = START.date()
-    return [
-        Event(
-            id=f"E{i}", date=first + timedelta(days=int(days[i])), event_type=names[types[i]],
-            latitude=round(float(lats[i]), 5), longitude=round(float(lons[i]), 5),
-            source=(SOURCE,), actor1=ACTORS[actors[i, 0]], actor2=ACTORS[actors[i, 1]],
-            location=places[near[i]].name, country="Syria", fatalities=int(fatalities[i]),
-            notes=f"Synthetic event {i}.",
-        )
-        for i in range(count)
-    ]  # fmt: skip
+    first = np.datetime64(START.date(), "D")
+    town_names = np.array([p.name for p in places], dtype=object)
+    return EventTable.from_columns({
+        "id": [f"E{i}" for i in range(count)], "date": first + days,
+        "event_type": np.array(names, dtype=object)[types],
+        "latitude": lats.round(5), "longitude": lons.round(5),
+        "source": [(SOURCE,)] * count,
+        "actor1": np.array(ACTORS, dtype=object)[actors[:, 0]],
+        "actor2": np.array(ACTORS, dtype=object)[actors[:, 1]],
+        "location": town_names[near], "country": ["Syria"] * count,
+        "fatalities": fatalities, "notes": [f"Synthetic event {i}." for i in range(count)],
+    })  # fmt: skip

@@ -5,14 +5,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 
+import geopandas as gpd
 import pandas as pd
 import pyogrio
 
+from geo import _schema as s
 from geo.errors import WorkspaceError
-from geo.workspace import SCENARIO_ID, TIME_FIELDS, Workspace, _layer_names
+from geo.workspace import CRS, POSITIONS_LAYER, SCENARIO_ID, TIME_FIELDS, Workspace, _layer_names
 
 Extent = tuple[float, float, float, float]
 """West, south, east, north, in degrees."""
+FIELDS = {
+    "events": [SCENARIO_ID, *s.field_names(s.EVENTS)],
+    POSITIONS_LAYER: [SCENARIO_ID, "convoy", "time", "latitude", "longitude", "speed_kmh", "note"],
+}
+"""Each large layer's fields, as the workspace writes them."""
 
 
 def rows_in(
@@ -45,7 +52,9 @@ def rows_in(
         expected = f"one of the layers {', '.join(TIME_FIELDS)}"
         raise WorkspaceError(f"{workspace.path}: expected {expected}, got {layer!r}")
     if not workspace.exists() or layer not in _layer_names(workspace.path):
-        return pd.DataFrame(columns=[*(columns or []), "geometry"])
+        names = list(dict.fromkeys([*(columns or FIELDS[layer]), field]))
+        return _typed(gpd.GeoDataFrame(columns=[*names, "geometry"], geometry="geometry",
+                                       crs=CRS), layer, start, end, columns)  # fmt: skip
     quoted = scenario_id.replace("'", "''")
     where = [f"{SCENARIO_ID} = '{quoted}'"]
     low, high = _bounds(layer, start, end)
@@ -59,14 +68,29 @@ def rows_in(
         )  # fmt: skip
     except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as error:
         raise WorkspaceError(f"{workspace.path}: cannot read layer {layer!r} ({error})") from error
+    return _typed(frame, layer, start, end, columns)
+
+
+def _typed(
+    frame: pd.DataFrame,
+    layer: str,
+    start: date | datetime | None,
+    end: date | datetime | None,
+    columns: Sequence[str] | None,
+) -> pd.DataFrame:
+    """Times as datetime64 (ms; UTC for positions) whether or not rows were found, the exact
+    window kept (the file is asked for whole seconds), oldest first, and only `columns`."""
+    field = TIME_FIELDS[layer]
     if layer == "events":
-        frame[field] = pd.to_datetime(frame[field], format="ISO8601")
-    else:  # (the file is asked for whole seconds; the exact window here)
+        frame[field] = pd.to_datetime(frame[field], format="ISO8601").astype("datetime64[ms]")
+    else:
+        moments = pd.to_datetime(frame[field], utc=True).astype("datetime64[ms, UTC]")
+        frame[field] = moments
         inside = pd.Series(True, index=frame.index)
         if start is not None:
-            inside &= frame[field] >= pd.Timestamp(_utc(start))
+            inside &= moments >= pd.Timestamp(_utc(start))
         if isinstance(end, datetime):
-            inside &= frame[field] <= pd.Timestamp(_utc(end))
+            inside &= moments <= pd.Timestamp(_utc(end))
         frame = frame[inside]
     frame = frame.sort_values(field, kind="stable").reset_index(drop=True)
     if columns is not None and field not in columns:
@@ -94,7 +118,9 @@ def _bounds(
 
 
 def _day(moment: date | datetime) -> date:
-    return _utc(moment).date() if isinstance(moment, datetime) else moment
+    """An event's day is a calendar day where it happened: a moment gives the day of its own
+    clock (15 December 00:00 +02:00 is the 15th), not of UTC."""
+    return moment.date() if isinstance(moment, datetime) else moment
 
 
 def _text(moment: date | None) -> str | None:

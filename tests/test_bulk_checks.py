@@ -7,6 +7,7 @@ import gc
 import sqlite3
 import threading
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -158,3 +159,18 @@ def test_the_collector_is_back_after_an_error() -> None:
     with pytest.raises(ValueError, match="bad row"):
         fails()
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize(
+    ("parse", "value", "expected"),
+    [
+        (f.positive_integer, str(2**63), "a whole number from 1 to 9223372036854775807"),
+        (f.whole_number, "1e20", "a whole number from 0 to 9223372036854775807"),
+    ],
+)
+def test_a_number_larger_than_a_geopackage_holds_is_refused(
+    parse: Any, value: str, expected: str
+) -> None:
+    with pytest.raises(f.FieldError, match=expected):
+        parse(value)
+    assert parse(str(2**62)) == 2**62

@@ -135,3 +135,37 @@ def test_the_time_indexes_are_made_by_a_save_an_edit_and_live_positions(
     assert "events_scenario_id_date" in _indexes(workspace.path)
     w.add_positions(workspace, scenario.id, [Position("c1", synthetic.START, 36.2, 37.1)])
     assert "positions_scenario_id_time" in _indexes(workspace.path)
+
+
+def test_a_window_without_positions_is_empty_not_an_error(
+    workspace: Workspace, scenario: Scenario
+) -> None:
+    w.add_positions(workspace, scenario.id, [Position("c1", synthetic.START, 36.2, 37.1)])
+    later = datetime(2017, 1, 1, tzinfo=UTC)
+    found = windows.rows_in(workspace, "positions", scenario.id, start=later, end=later)
+    assert found.empty
+    assert str(found["time"].dtype) == "datetime64[ms, UTC]"
+
+
+def test_results_have_one_shape_with_or_without_rows(
+    workspace: Workspace, scenario: Scenario
+) -> None:
+    some = windows.rows_in(workspace, "events", scenario.id)
+    none = windows.rows_in(workspace, "events", "no such scenario")
+    missing = windows.rows_in(workspace, "positions", scenario.id)
+    assert list(none.columns) == list(some.columns)
+    assert none["date"].dtype == some["date"].dtype == "datetime64[ms]"
+    assert list(missing.columns) == windows.FIELDS["positions"] + ["geometry"]
+    assert str(missing["time"].dtype) == "datetime64[ms, UTC]"
+
+
+def test_an_events_window_given_as_moments_keeps_their_local_days(
+    workspace: Workspace, scenario: Scenario
+) -> None:
+    damascus = timezone(timedelta(hours=2))
+    start = datetime(2016, 12, 15, 0, 0, tzinfo=damascus)  # (14 December 22:00 in UTC)
+    found = windows.rows_in(workspace, "events", scenario.id, start=start, end=start)
+    everywhere = (-180.0, -90.0, 180.0, 90.0)
+    assert set(found["id"]) == _scanned(
+        scenario, date(2016, 12, 15), date(2016, 12, 15), everywhere
+    )

@@ -1,0 +1,255 @@
+"""A scenario's events kept as Arrow columns: a read-only sequence of Event made when asked."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, overload
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import shapely
+
+from geo import _fields as f
+from geo import _schema as s
+from geo.records import Event
+
+SCHEMA = pa.schema(
+    [
+        ("id", pa.string()),
+        ("date", pa.date32()),
+        ("event_type", pa.string()),
+        ("latitude", pa.float64()),
+        ("longitude", pa.float64()),
+        ("source", pa.list_(pa.string())),
+        ("sub_event_type", pa.string()),
+        ("actor1", pa.string()),
+        ("actor2", pa.string()),
+        ("location", pa.string()),
+        ("admin1", pa.string()),
+        ("country", pa.string()),
+        ("fatalities", pa.int64()),
+        ("notes", pa.string()),
+        ("reported_by", pa.string()),
+        ("geo_precision", pa.int64()),
+        ("time_precision", pa.int64()),
+    ]
+)
+"""One column per field of Event, in its order."""
+assert SCHEMA.names == [field.name for field in dataclasses.fields(Event)]
+_DEFAULTS = {
+    field.name: field.default
+    for field in dataclasses.fields(Event)
+    if field.default is not dataclasses.MISSING
+}
+BATCH = 8_192
+"""Events made at a time while iterating."""
+
+
+class EventTable(Sequence[Event]):
+    """Events as columns (a million take tens of megabytes, where Event records took gigabytes);
+    indexing or iterating makes each Event when it is asked for. Equal to any sequence of the
+    same events in the same order, a tuple among them."""
+
+    __slots__ = ("_table",)
+
+    def __init__(self, table: pa.Table) -> None:
+        if table.schema != SCHEMA:
+            raise TypeError(f"expected columns {SCHEMA}, got {table.schema}")
+        self._table = table.combine_chunks()
+
+    @classmethod
+    def from_records(cls, events: Iterable[Event]) -> EventTable:
+        rows = [dataclasses.astuple(event) for event in events]
+        columns: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else []
+        columns = columns or [[] for _ in SCHEMA.names]
+        arrays = [pa.array(col, type=spec.type) for col, spec in zip(columns, SCHEMA, strict=True)]
+        return cls(pa.Table.from_arrays(arrays, schema=SCHEMA))
+
+    @classmethod
+    def from_columns(cls, columns: Mapping[str, Any]) -> EventTable:
+        """From one array or list per field; fields left out get Event's defaults."""
+        size = len(columns["id"])
+        arrays = []
+        for field in SCHEMA:
+            values = columns.get(field.name)
+            if values is None:
+                values = [_DEFAULTS[field.name]] * size
+            arrays.append(pa.array(values, type=field.type))
+        return cls(pa.Table.from_arrays(arrays, schema=SCHEMA))
+
+    @property
+    def table(self) -> pa.Table:
+        return self._table
+
+    def column(self, name: str) -> pa.Array:
+        return (
+            self._table.column(name).chunk(0)
+            if len(self)
+            else pa.array([], SCHEMA.field(name).type)
+        )
+
+    def __len__(self) -> int:
+        return int(self._table.num_rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Event: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> EventTable: ...
+
+    def __getitem__(self, index: int | slice) -> Event | EventTable:
+        if isinstance(index, slice):
+            rows = np.arange(len(self))[index]
+            return EventTable(self._table.take(pa.array(rows, type=pa.int64())))
+        position = int(index)
+        if position < 0:
+            position += len(self)
+        if not 0 <= position < len(self):
+            raise IndexError(f"event {index} of {len(self)}")
+        return _events(self._table.slice(position, 1))[0]
+
+    def __iter__(self) -> Iterator[Event]:
+        for start in range(0, len(self), BATCH):
+            yield from _events(self._table.slice(start, BATCH))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, EventTable):
+            return bool(self._table.equals(other._table))
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # (equal to tuples, whose hashes it cannot give)
+
+    def __repr__(self) -> str:
+        return f"EventTable({len(self):,} events)"
+
+
+def _events(rows: pa.Table) -> list[Event]:
+    columns = rows.to_pydict()
+    columns["source"] = [tuple(items) for items in columns["source"]]
+    return [Event(*values) for values in zip(*columns.values(), strict=True)]
+
+
+def checked(
+    columns: Mapping[str, pa.Array], geometry: pa.Array, known: s.Known
+) -> EventTable | None:
+    """Events read from a workspace layer, checked a column at a time by the same parsers a row
+    would meet (each distinct value once); None when any cell would be refused, or an id
+    repeats, so that the rows are checked one by one and each problem told where it is.
+
+    `geometry` (well-known binary) gives the coordinates, as it does for a row."""
+    longitude, latitude = _coordinates(geometry)
+    if not (_within(latitude, 90) and _within(longitude, 180)):
+        return None
+    arrays: dict[str, pa.Array] = {"latitude": pa.array(latitude), "longitude": pa.array(longitude)}
+    for spec in s.EVENTS.fields(known):
+        if spec.name in arrays:
+            continue
+        column = columns.get(spec.name)
+        if column is None:
+            column = pa.nulls(len(geometry))
+        parsed = _parsed(spec, column, SCHEMA.field(spec.key).type)
+        if parsed is None:
+            return None
+        arrays[spec.key] = parsed
+    ids = arrays["id"]
+    if pc.count_distinct(ids).as_py() != len(ids):
+        return None
+    return EventTable(pa.Table.from_arrays([arrays[name] for name in SCHEMA.names], schema=SCHEMA))
+
+
+_EDGE = (
+    "\\x00-\\x20\\x7f\\x85\\xa0\\x{1680}\\x{2000}-\\x{200f}\\x{2028}-\\x{202f}"
+    "\\x{205f}-\\x{2064}\\x{2066}-\\x{2069}\\x{3000}\\x{feff}"
+)
+"""What a text may not start or end with: white space as Python's strip() sees it, control
+characters, zero-width and direction marks (RE2 syntax)."""
+_CONTROL = "\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f\\x{202a}-\\x{202e}"
+_AS_THEY_ARE: dict[Any, str] = {
+    f.identifier: "^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+    f.text: f"^[^{_EDGE}](?:[^{_CONTROL}]*[^{_EDGE}])?$",
+}
+"""Patterns of cells a parser gives back unchanged (`f.identifier`: an id with nothing to
+strip; `f.text`: no control character, and a first and last character that show), tested
+by Arrow on the whole column at once; a cell that does not match is parsed by Python."""
+
+
+def _kept_as_they_are(spec: f.Field, column: pa.Array, kind: pa.DataType) -> pa.Array | None:
+    """The column itself when every cell is one its parser gives back unchanged (blanks being
+    the default ''); None when Python must look at some."""
+    pattern = _AS_THEY_ARE.get(spec.parse)
+    if pattern is None or column.type != kind or kind != pa.string():
+        return None
+    if column.null_count and (spec.required or _DEFAULTS[spec.key] != ""):
+        return None
+    matched = pc.match_substring_regex(column, pattern)
+    if not pc.all(matched).as_py():  # (nulls skipped)
+        return None
+    return pc.fill_null(column, "") if column.null_count else column
+
+
+def _coordinates(geometry: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Longitudes and latitudes of points in well-known binary: read straight from the bytes
+    when every one is a little-endian 2D point (21 bytes), else through shapely."""
+    if isinstance(geometry, pa.ExtensionArray):
+        geometry = geometry.storage
+    if geometry.type == pa.binary() and geometry.null_count == 0 and len(geometry):
+        sizes = pc.binary_length(geometry).to_numpy()
+        data = np.frombuffer(geometry.buffers()[2], dtype=np.uint8)
+        offsets = np.frombuffer(geometry.buffers()[1], dtype=np.int32)
+        offsets = offsets[geometry.offset : geometry.offset + len(geometry)]
+        if np.all(sizes == WKB_POINT_BYTES):
+            rows = data[offsets[:, None] + np.arange(WKB_POINT_BYTES)]
+            if np.all(rows[:, :5] == WKB_POINT_HEAD):
+                xy = rows[:, 5:].copy().view("<f8")
+                return xy[:, 0], xy[:, 1]
+    wkb = np.asarray(geometry.to_numpy(zero_copy_only=False), dtype=object)
+    points = shapely.from_wkb(wkb)
+    return shapely.get_x(points), shapely.get_y(points)
+
+
+WKB_POINT_BYTES = 21
+WKB_POINT_HEAD = np.array([1, 1, 0, 0, 0], dtype=np.uint8)
+"""Little-endian, geometry type 1 (a 2D point)."""
+
+
+def _within(values: np.ndarray, limit: float) -> bool:
+    return bool(np.all((values >= -limit) & (values <= limit)))  # (NaN: false)
+
+
+CHUNK = 65_536
+"""Distinct values parsed at a time (a million unique ids as Python text at once took
+hundreds of megabytes while loading)."""
+
+
+def _parsed(spec: f.Field, column: pa.Array, kind: pa.DataType) -> pa.Array | None:
+    """The column as the field's parser makes each cell (blank: the record's default); None
+    when a cell is refused."""
+    kept = _kept_as_they_are(spec, column, kind)
+    if kept is not None:
+        return kept
+    distinct = pc.unique(column)
+    kept_as_it_was = column.type == kind
+    made = []
+    for start in range(0, len(distinct), CHUNK):
+        values = distinct.slice(start, CHUNK).to_pylist()
+        chunk = []
+        for value in values:
+            if (not value.strip()) if type(value) is str else f.is_blank(value):
+                if spec.required:
+                    return None
+                chunk.append(_DEFAULTS[spec.key])
+                continue
+            try:
+                chunk.append(spec.parse(value))
+            except f.FieldError:
+                return None
+        kept_as_it_was = kept_as_it_was and chunk == values
+        made.append(pa.array(chunk, type=kind))
+    if kept_as_it_was and len(distinct) == len(column):
+        return column  # (every value unique and kept as it was: ids, notes)
+    where = pc.index_in(column, value_set=distinct, skip_nulls=False)
+    return pa.concat_arrays(made or [pa.array([], kind)]).take(where)

@@ -1,0 +1,188 @@
+"""Events kept as columns: the same events as records, loaded and checked a column at a time."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+import shapely
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from geo import _fields as f
+from geo import changes, event_columns, event_table, synthetic
+from geo.errors import ValidationError
+from geo.event_table import EventTable, _coordinates
+from geo.records import Scenario
+from geo.workspace import Workspace, _geopackage
+
+
+@pytest.fixture(scope="module")
+def scenario() -> Scenario:
+    return synthetic.generate(events=300, convoys=3, zones=2, seed=11)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, scenario: Scenario) -> Workspace:
+    found = Workspace(tmp_path / "w.gpkg")
+    found.save(scenario)
+    return found
+
+
+def test_a_table_is_the_same_sequence_as_its_records(scenario: Scenario) -> None:
+    records = tuple(scenario.events)
+    table = EventTable.from_records(records)
+    assert table == records
+    assert records == tuple(table)
+    assert (table[0], table[-1], table[17]) == (records[0], records[-1], records[17])
+    assert table[10:20:3] == records[10:20:3]
+    assert isinstance(table[10:20], EventTable)
+    assert table != records[:-1]
+    assert table != (*records[:-1], replace(records[-1], fatalities=records[-1].fatalities + 1))
+    with pytest.raises(IndexError, match="event 300 of 300"):
+        table[300]
+
+
+def test_an_empty_table() -> None:
+    table = EventTable.from_records([])
+    assert len(table) == 0
+    assert table == ()
+    assert list(table) == []
+
+
+def test_a_workspace_loads_events_as_columns_in_the_order_written(
+    workspace: Workspace, scenario: Scenario
+) -> None:
+    loaded = Workspace(workspace.path).load()  # (the file read again: not the one just saved)
+    assert isinstance(loaded.events, EventTable)
+    assert [event.id for event in loaded.events] == [event.id for event in scenario.events]
+    assert loaded.events == scenario.events
+
+
+def test_a_scenario_saved_from_records_is_stored_as_from_columns(
+    tmp_path: Path, scenario: Scenario
+) -> None:
+    columns, records = Workspace(tmp_path / "a.gpkg"), Workspace(tmp_path / "b.gpkg")
+    columns.save(scenario)
+    records.save(replace(scenario, events=tuple(scenario.events)))
+    query = "SELECT * FROM events ORDER BY fid"
+    with sqlite3.connect(columns.path) as a, sqlite3.connect(records.path) as b:
+        assert a.execute(query).fetchall() == b.execute(query).fetchall()
+        schema = "SELECT sql FROM sqlite_master WHERE name = 'events'"
+        assert a.execute(schema).fetchall() == b.execute(schema).fetchall()
+
+
+def _edit_cell(path: Path, sql: str) -> None:
+    with _geopackage(path) as db:  # e.g. QGIS editing the file in place
+        db.execute(sql)
+
+
+@pytest.mark.parametrize(
+    ("sql", "message"),
+    [
+        ("UPDATE events SET date = '15/12/2016' WHERE id = 'E7'",
+         r"w\.gpkg:events, id 'E7', field 'date': expected a date as YYYY-MM-DD, "
+         r"got '15/12/2016'"),
+        ("UPDATE events SET fatalities = -2 WHERE id = 'E8'",
+         r"w\.gpkg:events, id 'E8', field 'fatalities': expected a whole number from 0 up, "
+         r"got -2"),
+        ("UPDATE events SET source = 'gone' WHERE id = 'E9'",
+         r"w\.gpkg:events, id 'E9', field 'source': expected ids separated by ';', each the "
+         r"id of a source \(unknown: gone\), got 'gone'"),
+        ("UPDATE events SET id = 'E1' WHERE id = 'E2'",
+         r"w\.gpkg:events, id 'E1', field 'id': expected a unique id \(also used at id 'E1'\), "
+         r"got 'E1'"),
+    ],
+)  # fmt: skip
+def test_a_refused_cell_is_told_by_row_as_before(
+    workspace: Workspace, scenario: Scenario, sql: str, message: str
+) -> None:
+    _edit_cell(workspace.path, sql)
+    with pytest.raises(ValidationError, match=message):
+        Workspace(workspace.path).load()
+
+
+def test_an_event_without_its_point_keeps_its_coordinates_columns(
+    workspace: Workspace, scenario: Scenario
+) -> None:
+    _edit_cell(workspace.path, "UPDATE events SET geom = NULL WHERE id = 'E4'")
+    loaded = Workspace(workspace.path).load()  # (read row by row, as before columns)
+    assert loaded.events == scenario.events
+
+
+def test_an_event_off_the_earth_is_refused(workspace: Workspace) -> None:
+    _edit_cell(workspace.path, "UPDATE events SET geom = NULL, latitude = 91 WHERE id = 'E4'")
+    with pytest.raises(ValidationError, match=r"id 'E4', field 'latitude': expected a number "
+                       r"from -90 to 90, got 91"):  # fmt: skip
+        Workspace(workspace.path).load()
+
+
+def test_map_columns_from_a_table_equal_those_from_records(scenario: Scenario) -> None:
+    from_table = event_columns.columns(scenario)
+    from_records = event_columns.columns(replace(scenario, events=tuple(scenario.events)))
+    for name in ("latitude", "longitude", "day", "kind", "fatalities", "place"):
+        assert np.array_equal(getattr(from_table, name), getattr(from_records, name)), name
+        assert getattr(from_table, name).dtype == getattr(from_records, name).dtype, name
+    assert (from_table.kinds, from_table.places) == (from_records.kinds, from_records.places)
+
+
+def test_an_edit_elsewhere_keeps_the_events_as_they_are(workspace: Workspace) -> None:
+    before = workspace.load()
+    convoy = before.convoys[0]
+    edit = changes.Edit("update", "convoys", convoy.id, {"label": "Renamed"})
+    changes.commit(workspace, before.id, [edit], who="test")
+    after = workspace.load(before.id)  # (what the commit wrote, as it left it)
+    assert after.events is before.events  # (no Event made for a convoy's edit)
+    assert after.convoys[0].label == "Renamed"
+
+
+def test_an_edit_of_an_event_is_kept(workspace: Workspace, scenario: Scenario) -> None:
+    event = scenario.events[5]
+    edit = changes.Edit("update", "events", event.id, {"fatalities": event.fatalities + 3})
+    changes.commit(workspace, scenario.id, [edit], who="test")
+    loaded = Workspace(workspace.path).load()
+    assert loaded.events[5] == replace(event, fatalities=event.fatalities + 3)
+    assert len(loaded.events) == len(scenario.events)
+
+
+@pytest.mark.parametrize("byte_order", [0, 1])
+def test_coordinates_read_from_the_bytes_equal_shapely_s(byte_order: int) -> None:
+    points = shapely.points([36.20124, -0.5, 179.99999], [37.16117, 89.9, -12.25])
+    wkb = pa.array(shapely.to_wkb(points, byte_order=byte_order).tolist(), pa.binary())
+    for array in (wkb, wkb.slice(1)):  # (a slice starts inside the buffers)
+        longitude, latitude = _coordinates(array)
+        expected = shapely.from_wkb(array.to_numpy(zero_copy_only=False))
+        assert longitude.tolist() == shapely.get_x(expected).tolist()
+        assert latitude.tolist() == shapely.get_y(expected).tolist()
+
+
+def test_coordinates_of_points_with_heights() -> None:
+    wkb = pa.array([shapely.to_wkb(shapely.Point(36.2, 37.1, 400.0))], pa.binary())
+    assert [a.tolist() for a in _coordinates(wkb)] == [[36.2], [37.1]]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=12))
+@example(" Aleppo")
+@example("Aleppo\n")
+@example("\u200bAleppo")
+@example("\u202egnp.exe")
+@example("\u0627\u0644\u0628\u0627\u0628\u200f")
+@example("a\u00a0")
+@example("x\u2029")
+def test_a_cell_the_column_check_passes_is_one_its_parser_keeps(cell: str) -> None:
+    for parse, pattern in event_table._AS_THEY_ARE.items():
+        if pc.match_substring_regex(pa.array([cell]), pattern)[0].as_py():
+            assert parse(cell) == cell  # (raises if the parser refuses it)
+
+
+def test_the_column_check_lets_everyday_text_through() -> None:
+    for parse, cells in ((f.text, ["Aleppo", "حلب", "Al-Ra\u0161idin 4", "a\nb", "x"]),
+                         (f.identifier, ["E1", "SYR12345", "a.b_c-d"])):  # fmt: skip
+        pattern = event_table._AS_THEY_ARE[parse]
+        assert pc.all(pc.match_substring_regex(pa.array(cells), pattern)).as_py(), cells
