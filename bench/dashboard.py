@@ -125,6 +125,7 @@ def page_load(workspace: Path) -> list[tuple[str, str]]:
             returning = [_load_in(context, url) for _ in range(PAGE_LOADS + 1)][1:]
             context.close()
             browser.close()
+        server_peak = _peak_megabytes(server.pid)
     finally:
         server.terminate()
         server.wait(timeout=20)
@@ -135,7 +136,17 @@ def page_load(workspace: Path) -> list[tuple[str, str]]:
         ("  the same, as Playwright sees it", f"{statistics.median(seen):.2f} s"),
         ("  returning visitor (browser cache warm), page's clock",
          f"{statistics.median(d for d, _ in returning):.2f} s"),
+        ("dashboard server's peak memory (RSS), after those page loads",
+         f"{server_peak:.0f} MB"),
     ]  # fmt: skip
+
+
+def _peak_megabytes(pid: int) -> float:
+    """A process's peak resident memory (Linux: VmHWM in /proc/PID/status)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 DRAWN_CLOCK = """
@@ -216,7 +227,8 @@ def main() -> None:
         Workspace(workspace).save(scenario)
         rows = server_side(workspace, scenario) + page_load(workspace)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    rows.append(("peak memory of this process (RSS)", f"{peak:.0f} MB"))
+    rows.append(("peak memory of this benchmark's process (RSS; it made the scenario)",
+                 f"{peak:.0f} MB"))  # fmt: skip
     width = max(len(label) for label, _ in rows)
     print(f"{label}, {RUNS} runs per server-side figure (median)")
     for label, value in rows:

@@ -23,6 +23,7 @@ from geo._collector import pausing
 from geo._fields import Spot
 from geo.builder import assemble, meta_fields
 from geo.errors import CorridorError, Problem, ProblemLog, ValidationError, WorkspaceError
+from geo.event_table import EventTable
 from geo.records import Scenario
 from geo.scenario import read_scenario, write_scenario
 from geo.workspace import LAYERS, Workspace
@@ -289,7 +290,9 @@ def _edited(current: Scenario, edits: Sequence[Edit], *, subject: str) -> _Edite
     others refer to checks every record again.
     """
     edited = {edit.layer for edit in edits} | REFERRED  # (not every event for a convoy's edit)
-    records = {name: {r.id: r for r in getattr(current, name)} for name in KINDS if name in edited}
+    records = {
+        name: _by_id(getattr(current, name), edits, name) for name in KINDS if name in edited
+    }
     work: dict[str, dict[Any, dict[str, Any]]] = {name: {} for name in KINDS}
     seen: dict[tuple[str, Any], None] = {}  # in the edits' order: added records go last
     checked: dict[tuple[str, Any], Any] = {}
@@ -308,6 +311,14 @@ def _edited(current: Scenario, edits: Sequence[Edit], *, subject: str) -> _Edite
            and layer in REFERRED):  # fmt: skip
         return _whole(current, edits, subject=subject)
     return _built(current, records, touched, checked, subject=subject)
+
+
+def _by_id(records: Sequence[Any], edits: Sequence[Edit], layer: str) -> dict[Any, Any]:
+    """A layer's records by id: every one, or of an EventTable only those the edits name (a
+    million events are not made into records for a few edits)."""
+    if isinstance(records, EventTable):
+        return records.by_id({edit.record_id for edit in edits if edit.layer == layer})
+    return {record.id: record for record in records}
 
 
 def _built(
@@ -346,10 +357,13 @@ def _built(
     for name, by_id in records.items():
         if not after[name]:  # untouched: kept as it is (an EventTable stays columns)
             continue
+        if isinstance(getattr(current, name), EventTable):  # (kept as columns)
+            layers[name] = getattr(current, name).edited(after[name])
+            continue
         kept = [after[name].get(rid, record) for rid, record in by_id.items()]
         added = [record for rid, record in after[name].items() if rid not in by_id]
         layers[name] = tuple(record for record in (*kept, *added) if record is not None)
-    return _Edited(replace(current, **layers), before, after)  # type: ignore[arg-type]
+    return _Edited(replace(current, **layers), before, after)
 
 
 def _whole(current: Scenario, edits: Sequence[Edit], *, subject: str) -> _Edited:

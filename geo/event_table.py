@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
@@ -43,6 +44,7 @@ _DEFAULTS = {
     for field in dataclasses.fields(Event)
     if field.default is not dataclasses.MISSING
 }
+_VALUES = operator.attrgetter(*SCHEMA.names)
 BATCH = 8_192
 """Events made at a time while iterating."""
 
@@ -61,11 +63,38 @@ class EventTable(Sequence[Event]):
 
     @classmethod
     def from_records(cls, events: Iterable[Event]) -> EventTable:
-        rows = [dataclasses.astuple(event) for event in events]
+        rows = [_VALUES(event) for event in events]  # (astuple would copy each value deeply)
         columns: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else []
         columns = columns or [[] for _ in SCHEMA.names]
         arrays = [pa.array(col, type=spec.type) for col, spec in zip(columns, SCHEMA, strict=True)]
         return cls(pa.Table.from_arrays(arrays, schema=SCHEMA))
+
+    def by_id(self, ids: Iterable[str]) -> dict[str, Event]:
+        """The events with these ids, by id (ids it does not hold are left out)."""
+        wanted = pa.array(sorted({i for i in ids if isinstance(i, str)}), pa.string())
+        rows = pc.indices_nonzero(pc.is_in(self.column("id"), value_set=wanted))
+        return {event.id: event for event in _events(self._table.take(rows))}
+
+    def edited(self, after: Mapping[str, Event | None]) -> EventTable:
+        """The table after edits: an event of `after` replaces the one with its id where it
+        stands, or goes last when new; None removes it (as a commit orders records). Only the
+        edited events are made into columns."""
+        order = list(after)
+        changed = [after[rid] for rid in order]
+        fresh = EventTable.from_records([event for event in changed if event is not None])
+        slot = np.cumsum([event is not None for event in changed]) - 1 + len(self)
+        slot = np.where([event is None for event in changed], -1, slot)  # -1: removed
+        found = pc.index_in(self.column("id"), value_set=pa.array(order, pa.string()))
+        which = found.to_numpy(zero_copy_only=False)
+        which = np.where(np.isnan(which), -2, which).astype(np.int64) if found.null_count else which
+        rows = np.arange(len(self), dtype=np.int64)
+        touched = which >= 0
+        rows[touched] = slot[which[touched]]
+        present = set(pc.filter(self.column("id"), touched).to_pylist())
+        added = [slot[i] for i, rid in enumerate(order) if rid not in present and slot[i] >= 0]
+        taken = np.concatenate([rows[rows >= 0], np.array(added, dtype=np.int64)])
+        both = pa.concat_tables([self._table, fresh._table])
+        return EventTable(both.take(pa.array(taken, pa.int64())))
 
     @classmethod
     def from_columns(cls, columns: Mapping[str, Any]) -> EventTable:

@@ -7,9 +7,9 @@ import io
 import re
 import tempfile
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from geo._safezip import ZipLimits
 from geo._spreadsheet import inert
 from geo.changes import Edit
 from geo.errors import Problem, ProblemLog
+from geo.event_table import EventTable
 from geo.records import PlaceKind, Scenario, Source
 from geo.workspace import Workspace
 
@@ -255,7 +256,10 @@ def _commit_import(
 def _revisions(events: list[Any], scenario: Scenario) -> tuple[list[Any], list[Any], list[Any]]:
     """The file's events split into new ones, revised ones (an id the scenario has, with other
     facts) and unchanged ones; which source cites an event does not count as a fact."""
-    earlier = {event.id: event for event in scenario.events}
+    if isinstance(scenario.events, EventTable):  # (only the file's ids made into records)
+        earlier = scenario.events.by_id(event.id for event in events)
+    else:
+        earlier = {event.id: event for event in scenario.events}
     new, revised, unchanged = [], [], []
     for event in events:
         before = earlier.get(event.id)
@@ -283,15 +287,23 @@ def _warn_vanished(
     countries = {event.country for event in present}
     first, last = min(e.date for e in present), max(e.date for e in present)
     gone = [
-        event.id
-        for event in scenario.events
-        if event.id not in ids and event.country in countries and first <= event.date <= last
+        rid
+        for rid, country, day in _ids_countries_days(scenario.events)
+        if rid not in ids and country in countries and first <= day <= last
     ]
     if gone:
         shown = ", ".join(gone[:VANISHED_SHOWN]) + (" …" if len(gone) > VANISHED_SHOWN else "")
         where = ", ".join(sorted(countries))
         expected = f"every event the scenario has for {where} from {first} to {last}"
         log.warn(file, "", "id", expected, f"{len(gone):,} no longer in this file (kept): {shown}")
+
+
+def _ids_countries_days(events: Sequence[Any]) -> Iterable[tuple[str, str, date]]:
+    """Each event's id, country and date (from an EventTable's columns, no Event made)."""
+    if isinstance(events, EventTable):
+        columns = (events.column(name).to_pylist() for name in ("id", "country", "date"))
+        return zip(*columns, strict=True)
+    return ((event.id, event.country, event.date) for event in events)
 
 
 # --- filling in what a file leaves blank --------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -15,7 +16,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from geo import _fields as f
+from geo import _schema as s
 from geo import changes, event_columns, event_table, synthetic
+from geo import scenario as scenario_files
 from geo.errors import ValidationError
 from geo.event_table import EventTable, _coordinates
 from geo.records import Scenario
@@ -186,3 +189,45 @@ def test_the_column_check_lets_everyday_text_through() -> None:
                          (f.identifier, ["E1", "SYR12345", "a.b_c-d"])):  # fmt: skip
         pattern = event_table._AS_THEY_ARE[parse]
         assert pc.all(pc.match_substring_regex(pa.array(cells), pattern)).as_py(), cells
+
+
+def test_edits_of_events_keep_them_as_columns_in_the_commit_s_order(
+    workspace: Workspace, scenario: Scenario
+) -> None:
+    first, second, third = scenario.events[3], scenario.events[40], scenario.events[299]
+    new = replace(first, id="NEW1", notes="Added after the others.")
+    edits = [
+        changes.Edit("update", "events", second.id, {"fatalities": second.fatalities + 1}),
+        changes.Edit("delete", "events", first.id, {}),
+        changes.Edit("add", "events", new.id, {**_cells(new), "id": new.id}),
+        changes.Edit("update", "events", third.id, {"notes": "Revised."}),
+    ]
+    changes.commit(workspace, scenario.id, edits, who="test")
+    remembered = workspace.load(scenario.id)  # (what the commit left for the next load)
+    assert isinstance(remembered.events, EventTable)
+    expected = [e for e in scenario.events if e.id != first.id]
+    expected[39] = replace(second, fatalities=second.fatalities + 1)
+    expected[-1] = replace(third, notes="Revised.")
+    assert remembered.events == (*expected, new)
+    assert Workspace(workspace.path).load(scenario.id).events == remembered.events
+
+
+def test_by_id_gives_only_the_events_asked_for(scenario: Scenario) -> None:
+    table = EventTable.from_records(scenario.events)
+    found = table.by_id(["E5", "E17", "nope"])
+    assert found == {"E5": scenario.events[5], "E17": scenario.events[17]}
+    assert table.by_id([]) == {}
+
+
+def _cells(event: Any) -> dict[str, Any]:
+    return s.to_cells(event, s.EVENTS)
+
+
+def test_a_dump_of_a_table_is_the_dump_of_its_records(tmp_path: Path, scenario: Scenario) -> None:
+    risky = replace(scenario.events[2], notes="=HYPERLINK(1)", actor2="", source=("s1", "s2"))
+    events = EventTable.from_records([*scenario.events[:2], risky])
+    from_table = scenario_files._csv_text(events, s.EVENTS, "Asia/Damascus")
+    from_records = scenario_files._csv_text(tuple(events), s.EVENTS, "Asia/Damascus")
+    assert from_table == from_records
+    assert "'=HYPERLINK(1)" in from_table  # (made inert as every CSV cell)
+    assert ",s1;s2" in from_table
