@@ -163,7 +163,9 @@ class Workspace:
         scenario = assemble(meta, sources, raws, log)
         log.raise_if_errors(f"{self.path} (scenario {scenario_id!r})")
         assert scenario is not None
-        return scenario if events is None else replace(scenario, events=events)
+        if events is None:  # (read row by row: kept as columns all the same)
+            events = EventTable.from_records(scenario.events)
+        return replace(scenario, events=events)
 
     def _event_table(self, scenario_id: str, sources: set[str]) -> EventTable | None:
         """The scenario's events read as columns and checked a column at a time (100,000

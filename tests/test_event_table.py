@@ -22,6 +22,7 @@ from geo import scenario as scenario_files
 from geo.errors import ValidationError
 from geo.event_table import EventTable, _coordinates
 from geo.records import Scenario
+from geo.scenario import read_scenario
 from geo.workspace import Workspace, _geopackage
 
 
@@ -116,6 +117,15 @@ def test_an_event_without_its_point_keeps_its_coordinates_columns(
     _edit_cell(workspace.path, "UPDATE events SET geom = NULL WHERE id = 'E4'")
     loaded = Workspace(workspace.path).load()  # (read row by row, as before columns)
     assert loaded.events == scenario.events
+    assert isinstance(loaded.events, EventTable)
+
+
+def test_a_scenario_without_events_loads_an_empty_table(tmp_path: Path, tiny_dir: Path) -> None:
+    workspace = Workspace(tmp_path / "w.gpkg")
+    workspace.save(replace(read_scenario(tiny_dir), events=()))
+    loaded = Workspace(workspace.path).load()
+    assert isinstance(loaded.events, EventTable)
+    assert len(loaded.events) == 0
 
 
 def test_an_event_off_the_earth_is_refused(workspace: Workspace) -> None:
