@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from geo._script import ScriptElement, script_json, shared_canvas
 from geo.event_columns import columns
+from geo.event_table import picked
 from geo.records import Scenario
 
 NOTES_LIMIT = 2_000
@@ -63,12 +64,10 @@ def payload(
     found["place"] = packed(place_index, "<i4")
     found["places"] = [table.places[i] for i in places_used]
     if len(chosen) <= NOTES_LIMIT:
-        events = scenario.events
-        found["notes"] = [events[i].notes for i in chosen]
-        found["actors"] = [
-            " — ".join(a for a in (events[i].actor1, events[i].actor2) if a) for i in chosen
-        ]
-        found["sources"] = [", ".join(events[i].source) for i in chosen]
+        events = picked(scenario.events, chosen.tolist())
+        found["notes"] = [event.notes for event in events]
+        found["actors"] = [" — ".join(a for a in (e.actor1, e.actor2) if a) for e in events]
+        found["sources"] = [", ".join(event.source) for event in events]
     return found
 
 

@@ -291,7 +291,9 @@ def _edited(current: Scenario, edits: Sequence[Edit], *, subject: str) -> _Edite
     """
     edited = {edit.layer for edit in edits} | REFERRED  # (not every event for a convoy's edit)
     records = {
-        name: _by_id(getattr(current, name), edits, name) for name in KINDS if name in edited
+        name: _by_id(getattr(current, name), _named(edits, name))
+        for name in KINDS
+        if name in edited
     }
     work: dict[str, dict[Any, dict[str, Any]]] = {name: {} for name in KINDS}
     seen: dict[tuple[str, Any], None] = {}  # in the edits' order: added records go last
@@ -313,12 +315,16 @@ def _edited(current: Scenario, edits: Sequence[Edit], *, subject: str) -> _Edite
     return _built(current, records, touched, checked, subject=subject)
 
 
-def _by_id(records: Sequence[Any], edits: Sequence[Edit], layer: str) -> dict[Any, Any]:
-    """A layer's records by id: every one, or of an EventTable only those the edits name (a
+def _by_id(records: Sequence[Any], wanted: set[Any]) -> dict[Any, Any]:
+    """A layer's records by id: every one, or of an EventTable only the `wanted` ones (a
     million events are not made into records for a few edits)."""
     if isinstance(records, EventTable):
-        return records.by_id({edit.record_id for edit in edits if edit.layer == layer})
+        return records.by_id(wanted)
     return {record.id: record for record in records}
+
+
+def _named(edits: Sequence[Edit], layer: str) -> set[Any]:
+    return {edit.record_id for edit in edits if edit.layer == layer}
 
 
 def _built(
@@ -381,7 +387,7 @@ def _records_by_id(scenario: Scenario, wanted: dict[str, set[Any]]) -> dict[str,
     found: dict[str, dict[Any, Any]] = {}
     for name, ids in wanted.items():
         if name in KINDS:
-            present = {r.id: r for r in getattr(scenario, name) if r.id in ids}
+            present = _by_id(getattr(scenario, name), ids)
             found[name] = {rid: present.get(rid) for rid in ids}
     return found
 

@@ -69,6 +69,12 @@ class EventTable(Sequence[Event]):
         arrays = [pa.array(col, type=spec.type) for col, spec in zip(columns, SCHEMA, strict=True)]
         return cls(pa.Table.from_arrays(arrays, schema=SCHEMA))
 
+    def pick(self, indexes: Iterable[int]) -> list[Event]:
+        """The events at these positions, made at once (one at a time, each is a slice of
+        every column: 2,000 took 0.46 s)."""
+        rows = pa.array(list(indexes), pa.int64())
+        return _events(self._table.take(rows)) if len(rows) else []
+
     def by_id(self, ids: Iterable[str]) -> dict[str, Event]:
         """The events with these ids, by id (ids it does not hold are left out)."""
         wanted = pa.array(sorted({i for i in ids if isinstance(i, str)}), pa.string())
@@ -132,7 +138,7 @@ class EventTable(Sequence[Event]):
         if isinstance(index, slice):
             rows = np.arange(len(self))[index]
             return EventTable(self._table.take(pa.array(rows, type=pa.int64())))
-        position = int(index)
+        position = operator.index(index)  # (a float or text is refused, as by a tuple)
         if position < 0:
             position += len(self)
         if not 0 <= position < len(self):
@@ -154,6 +160,20 @@ class EventTable(Sequence[Event]):
 
     def __repr__(self) -> str:
         return f"EventTable({len(self):,} events)"
+
+
+def picked(events: Sequence[Event], indexes: Iterable[int]) -> list[Event]:
+    """The events at these positions, of a tuple or an EventTable."""
+    if isinstance(events, EventTable):
+        return events.pick(indexes)
+    return [events[i] for i in indexes]
+
+
+def ids(events: Sequence[Event]) -> list[str]:
+    """Every event's id (an EventTable's from its column: no Event made)."""
+    if isinstance(events, EventTable):
+        return list(events.column("id").to_pylist())
+    return [event.id for event in events]
 
 
 def _events(rows: pa.Table) -> list[Event]:

@@ -18,6 +18,7 @@ from geo import mapview, timeline
 from geo._geojson import rfc7946
 from geo._spreadsheet import csv_text
 from geo.errors import ExportError
+from geo.event_table import picked
 from geo.records import CONVOY_COUNTS
 
 if TYPE_CHECKING:
@@ -57,8 +58,7 @@ def feature_collection(snapshot: Snapshot) -> dict[str, Any]:
             place = scenario.place(figure.place)
             features.append(_feature("figures", _point(place), _figure_properties(figure)))
     if "events" in on:
-        for index in records.events.tolist():
-            event = scenario.events[index]
+        for event in picked(scenario.events, records.events.tolist()):
             point = {"type": "Point", "coordinates": [event.longitude, event.latitude]}
             properties = {"layer": "events", **_event_properties(event)}
             features.append({"type": "Feature", "properties": properties, "geometry": point})
@@ -210,6 +210,7 @@ def csv_zip(snapshot: Snapshot) -> bytes:
             rows = [_figure_properties(figure) for figure in records.figures]
             archive.writestr("figures.csv", csv_text(rows, _FIGURE_COLUMNS))
         if "events" in view.layers and len(records.events):
-            events = [_event_properties(scenario.events[i]) for i in records.events.tolist()]
+            chosen = picked(scenario.events, records.events.tolist())
+            events = [_event_properties(event) for event in chosen]
             archive.writestr("events.csv", csv_text(events, _EVENT_COLUMNS))
     return buffer.getvalue()

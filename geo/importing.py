@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from geo import _schema as s
-from geo import changes, names, readers
+from geo import changes, event_table, names, readers
 from geo._collector import pausing
 from geo._fields import Spot, is_blank
 from geo._safezip import ZipLimits
@@ -318,8 +318,8 @@ class _Context:
         self.scenario, self.source_id, self.file, self.options = scenario, source_id, file, options
         self._geocoder = geocoder
         self.ids: dict[str, set[str]] = {
-            layer: {r.id for r in getattr(scenario, layer)} for layer in ORDER
-        }
+            layer: set(event_table.ids(getattr(scenario, layer))) for layer in ORDER
+        }  # (any layer's records: `ids` reads an EventTable's column, others' records)
         self.ids["sources"] = {r.id for r in scenario.sources} | {source_id}
         self.existing = {layer: set(ids) for layer, ids in self.ids.items()}
         self.by_name = _place_names(scenario)

@@ -182,12 +182,14 @@ class Workspace:
             )  # fmt: skip
         except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as error:
             raise WorkspaceError(f"{self.path}: cannot read layer 'events' ({error})") from error
-        if table.schema.field(SCENARIO_ID).type != pyarrow.string():
-            return None  # (a layer written empty, or by another program: row by row)
+        if table.schema.field(SCENARIO_ID).type != pyarrow.string() or any(
+            pyarrow.types.is_temporal(field.type) for field in table.schema
+        ):  # (a layer written empty, or by another program with typed dates: row by row)
+            return None
         if not found["geometry_name"] and "wkb_geometry" not in table.column_names:
             return None
-        mine = pc.equal(table.column(SCENARIO_ID), scenario_id)
-        if not pc.all(mine).as_py():
+        mine = pc.fill_null(pc.equal(table.column(SCENARIO_ID), scenario_id), False)
+        if not pc.all(mine).as_py():  # (a row without a scenario id is nobody's)
             table = table.filter(mine)
         geometry = table.column(found["geometry_name"] or "wkb_geometry").combine_chunks()
         columns = {name: table.column(name).combine_chunks() for name in table.column_names}

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 
 from geo import _fields as f
 from geo import _schema as s
-from geo import changes, event_columns, event_table, synthetic
+from geo import bulk, changes, event_columns, event_table, synthetic
 from geo import scenario as scenario_files
 from geo.errors import ValidationError
-from geo.event_table import EventTable, _coordinates
+from geo.event_table import EventTable, _coordinates, picked
 from geo.records import Scenario
 from geo.scenario import read_scenario
 from geo.workspace import Workspace, _geopackage
@@ -241,3 +241,30 @@ def test_a_dump_of_a_table_is_the_dump_of_its_records(tmp_path: Path, scenario: 
     assert from_table == from_records
     assert "'=HYPERLINK(1)" in from_table  # (made inert as every CSV cell)
     assert ",s1;s2" in from_table
+
+
+def test_a_row_without_a_scenario_id_belongs_to_no_scenario(
+    workspace: Workspace, scenario: Scenario
+) -> None:
+    _edit_cell(workspace.path, "UPDATE events SET scenario_id = NULL WHERE id = 'E1'")
+    loaded = Workspace(workspace.path).load()
+    assert [e.id for e in loaded.events] == [e.id for e in scenario.events if e.id != "E1"]
+
+
+def test_only_whole_numbers_index_a_table(scenario: Scenario) -> None:
+    table = EventTable.from_records(scenario.events[:3])
+    assert table[np.int64(1)] == scenario.events[1]
+    with pytest.raises(TypeError):
+        table[1.0]  # type: ignore[call-overload]
+
+
+def test_the_map_s_event_details_from_a_table_equal_those_from_records(
+    scenario: Scenario,
+) -> None:
+    chosen = np.array([0, 7, 3, 299])
+    from_table = bulk.payload(scenario, chosen, still=False)
+    from_records = bulk.payload(replace(scenario, events=tuple(scenario.events)), chosen,
+                                still=False)  # fmt: skip
+    assert from_table == from_records
+    assert from_table["notes"][1] == scenario.events[7].notes
+    assert picked(scenario.events, [5, 2]) == [scenario.events[5], scenario.events[2]]
