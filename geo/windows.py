@@ -40,12 +40,12 @@ def rows_in(
     Times are UTC; an events date comes as midnight of its day (datetime64). A layer the
     workspace does not hold yet gives no rows.
 
-    Chosen by measurement (`bench/events_store.py`, 1,000,000 events, this project's machine):
-    the GeoPackage answered a week over the whole country in 14 ms, a month around Aleppo in
-    109 ms and a city's view of one day in 19 ms; GeoParquet read by DuckDB answered each in
-    about 30 ms and was written 7x faster into a fifth of the space, but a Parquet file is
-    rewritten whole for each edit, undo and weekly revision, and would be a second file beside
-    the one QGIS opens.
+    Chosen by measurement (`bench/events_store.py`: a workspace of 1,000,000 events read
+    through this function, this project's machine): a week over the whole country in 22 ms, a
+    month around Aleppo in 139 ms, a city's view of one day in 29 ms; GeoParquet read by DuckDB
+    answered each in 30-38 ms and was written 9x faster into a sixth of the space, but a
+    Parquet file is rewritten whole for each edit, undo and weekly revision, and would be a
+    second file beside the one QGIS opens.
     """
     field = TIME_FIELDS.get(layer)
     if field is None:
