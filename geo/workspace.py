@@ -217,6 +217,8 @@ class Workspace:
             for layer in (None, *LAYERS):
                 name = layer.kind.name if layer else SCENARIOS_LAYER
                 kept = _without(tables[name], scenario.id)
+                if kept is not None:  # (a time column without a value reads back without UTC)
+                    kept = _typed(kept, _MOMENTS[name])
                 frame = _concat(kept, fresh[name])
                 _write(frame, temporary, name, layer.geometry_type if layer else None)
             for name, (frame, geometry_type) in others.items():
@@ -378,7 +380,7 @@ def _meta_frame(scenario: Scenario) -> pd.DataFrame:
         {spec.name: getattr(scenario, spec.name) for spec in meta_fields() if spec.name != "id"}
     )
     row["imported_at"] = datetime.now(UTC)
-    return _typed(pd.DataFrame([row]), {"start", "end", "imported_at"})
+    return _typed(pd.DataFrame([row]), _MOMENTS[SCENARIOS_LAYER])
 
 
 def _frame(records: Sequence[Any], layer: Layer, scenario_id: str) -> pd.DataFrame:
@@ -429,6 +431,13 @@ def _has_days(kind: s.Kind) -> bool:
 
 def _moment_columns(fields: list[f.Field]) -> set[str]:
     return {spec.name for spec in fields if spec.parse is f.moment}
+
+
+_MOMENTS = {
+    SCENARIOS_LAYER: {"start", "end", "imported_at"},
+    **{layer.kind.name: _moment_columns(layer.kind.fields(s.Known())) for layer in LAYERS},
+}
+"""Each scenario table's time columns."""
 
 
 def _typed(frame: pd.DataFrame, moments: set[str]) -> pd.DataFrame:

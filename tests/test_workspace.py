@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import pyogrio
 import pytest
 
 import geo.workspace
+from geo import synthetic
 from geo.cli import main
 from geo.errors import ScenarioNotFoundError, WorkspaceError
 from geo.records import Scenario
@@ -214,3 +216,15 @@ def test_a_scenario_read_from_the_same_file_is_given_again(
     assert renamed.convoys[0].label == "Renamed in QGIS"
     kept = [key for key in geo.workspace._LOADED if key[0] == str(workspace.path.resolve())]
     assert len(kept) == 1  # the older version is dropped, not kept beside it
+
+
+def test_a_second_scenario_with_open_ended_zones_is_saved_beside_the_first(
+    workspace: Workspace,
+) -> None:
+    first = synthetic.generate(events=5, convoys=2, zones=2, seed=1)  # (zones without an end)
+    second = replace(synthetic.generate(events=5, convoys=2, zones=2, seed=2), id="other")
+    workspace.save(first)
+    workspace.save(second)
+    assert workspace.scenario_ids() == sorted([first.id, "other"])
+    assert Workspace(workspace.path).load(first.id) == first
+    assert Workspace(workspace.path).load("other") == second
