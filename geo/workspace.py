@@ -333,10 +333,21 @@ class Workspace:
         for cells, geometry in zip(_cells(rows), geometries, strict=True):
             spot = Spot(f"{self.path.name}:{layer.kind.name}", f"id {cells.get('id')!r}")
             if layer.kind in POINT_KINDS and geometry is not None:
-                cells["longitude"], cells["latitude"] = geometry.x, geometry.y
+                cells["longitude"], cells["latitude"] = _point_cells(geometry)
                 geometry = None
             raws.append(s.RawRecord(spot, cells, geometry))
         return raws
+
+
+def _point_cells(geometry: shapely.Geometry) -> tuple[object, object]:
+    """A point feature's longitude and latitude; for another shape (a line, an empty point,
+    several points: drawn so in QGIS), what it is, which the coordinates' check then refuses
+    with the feature's id."""
+    if isinstance(geometry, shapely.Point) and not geometry.is_empty:
+        return geometry.x, geometry.y
+    shape = f"an empty {geometry.geom_type}" if geometry.is_empty else f"a {geometry.geom_type}"
+    said = f"the feature's shape: {shape}, not a point"
+    return said, said
 
 
 def _cells(frame: pd.DataFrame) -> list[dict[str, Any]]:

@@ -268,3 +268,27 @@ def test_the_map_s_event_details_from_a_table_equal_those_from_records(
     assert from_table == from_records
     assert from_table["notes"][1] == scenario.events[7].notes
     assert picked(scenario.events, [5, 2]) == [scenario.events[5], scenario.events[2]]
+
+
+@pytest.mark.parametrize(
+    ("wkt", "shape"),
+    [("LINESTRING (36 37, 36.1 37.1)", "a LineString"), ("POINT EMPTY", "an empty Point"),
+     ("MULTIPOINT ((36 37), (36.1 37.1))", "a MultiPoint")],
+)  # fmt: skip
+def test_an_event_drawn_as_another_shape_is_refused_by_id(
+    workspace: Workspace, wkt: str, shape: str
+) -> None:
+    blob = _geopackage_blob(shapely.from_wkt(wkt))
+    with _geopackage(workspace.path) as db:
+        db.execute("UPDATE events SET geom = ? WHERE id = 'E6'", (blob,))
+    said = rf"got \"the feature's shape: {shape}, not a point\""
+    with pytest.raises(ValidationError, match=rf"id 'E6', field 'latitude': expected a number "
+                       rf"from -90 to 90, {said}"):  # fmt: skip
+        Workspace(workspace.path).load()
+
+
+def _geopackage_blob(geometry: Any) -> bytes:
+    """A GeoPackage geometry blob: 'GP', version 0, flags (little-endian, no envelope; empty
+    flagged), SRS 4326, then well-known binary."""
+    flags = 0b1 | (0b10000 if geometry.is_empty else 0)
+    return b"GP\x00" + bytes([flags]) + (4326).to_bytes(4, "little") + shapely.to_wkb(geometry)
