@@ -12,6 +12,8 @@ import streamlit as st
 from streamlit_folium import st_folium
 
 from geo import (
+    assets,
+    bulk,
     changes,
     event_columns,
     export,
@@ -42,6 +44,7 @@ TRACK_SECONDS = 10.0
 # What the map reports back: its view (for the URL and exports), clicks and its overlays.
 RETURNED = ["center", "zoom", "bounds", "last_object_clicked", "last_object_clicked_tooltip",
             "selected_layers"]  # fmt: skip
+SERVED_EVENTS = bulk.Served(assets.STREAMLIT_EVENTS, assets.STREAMLIT_EVENTS_URL)
 ss = st.session_state
 
 
@@ -417,6 +420,7 @@ def draw_map(scenario: Scenario, view: MapView, *, live: Any = None) -> None:
         scenario,
         view,
         asset_url=published_assets(),
+        served=SERVED_EVENTS,
         frame=ss.view_request,
         keep_view=f"corridor-view:{scenario.id}",
     )

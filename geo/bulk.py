@@ -12,11 +12,19 @@ shows one zoom, clusters exactly as the interactive map does there. Thousands of
 from __future__ import annotations
 
 import base64
+import hashlib
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import orjson
 
+from geo import _memo
+from geo._atomic import atomic_path
 from geo._script import ScriptElement, script_json, shared_canvas
 from geo.event_columns import columns
 from geo.event_table import picked
@@ -37,6 +45,21 @@ CLUSTER_RADIUS = 50
 """Pixels: events closer than this on screen are counted in one cluster."""
 MAX_CLUSTER_ZOOM = 13
 """Zoomed in further, every event is drawn on its own."""
+INLINE_LIMIT = 10_000
+"""Above this many events shown, a served map (the dashboard's) fetches them from a file beside
+the page instead of carrying them in its HTML, which streamlit-folium reads with regular
+expressions on every rerun (190,000 events: 5 MB of HTML, about 100 ms a rerun)."""
+KEPT_FILES = 16
+KEPT_SECONDS = 3600
+"""Published event files older than this, beyond the newest KEPT_FILES, are removed."""
+
+
+@dataclass(frozen=True)
+class Served:
+    """A folder a web server serves, and its URL as the map's page reaches it."""
+
+    folder: Path
+    url: str
 
 
 def payload(
@@ -71,6 +94,51 @@ def payload(
     return found
 
 
+def layer_data(
+    scenario: Scenario,
+    chosen: npt.NDArray[np.intp],
+    *,
+    still: bool = False,
+    served: Served | None = None,
+) -> dict[str, Any]:
+    """What the events layer's script gets: the payload itself, or (a served map with more
+    than INLINE_LIMIT events) the URL of a file holding it, published once per choice."""
+    if served is None or still or len(chosen) <= INLINE_LIMIT:
+        return payload(scenario, chosen, still=still)
+    digest = hashlib.blake2b(np.ascontiguousarray(chosen).tobytes(), digest_size=16).hexdigest()
+    url = _memo.derived(
+        scenario.events,
+        f"published-events:{digest}:{served}",
+        lambda: publish(payload(scenario, chosen), served),
+    )
+    if not (served.folder / url.rsplit("/", 1)[1]).is_file():  # (removed by another session)
+        url = publish(payload(scenario, chosen), served)
+    return {"url": url, "n": len(chosen)}
+
+
+def publish(data: dict[str, Any], served: Served) -> str:
+    """Write the payload as a JSON file named by its content under the served folder (once);
+    return its URL. Old files go (see KEPT_SECONDS)."""
+    body = orjson.dumps(data)
+    name = f"{hashlib.blake2b(body, digest_size=16).hexdigest()}.json"
+    target = served.folder / name
+    if target.is_file():
+        os.utime(target)
+    else:
+        with atomic_path(target) as temporary:
+            temporary.write_bytes(body)
+        _prune(served.folder)
+    return f"{served.url}/{name}"
+
+
+def _prune(folder: Path) -> None:
+    files = sorted(folder.glob("*.json"), key=lambda path: path.stat().st_mtime, reverse=True)
+    old = time.time() - KEPT_SECONDS
+    for path in files[KEPT_FILES:]:
+        if path.stat().st_mtime < old:
+            path.unlink(missing_ok=True)
+
+
 def packed(values: Any, dtype: str) -> str:
     """Numbers as base64 of little-endian binary: about a third of their JSON size."""
     return base64.b64encode(np.ascontiguousarray(values, dtype=dtype).tobytes()).decode("ascii")
@@ -103,7 +171,8 @@ class EventPoints(ScriptElement):
 
 
 _SCRIPT = """
-(function(map, group, data) {
+(function(map, group, given) {
+  function start(data) {
     function unpack(text, Type) {  // a plain loop: 6 ms, not 82, for 100,000 events
         var chars = atob(text), bytes = new Uint8Array(chars.length);
         for (var k = 0; k < chars.length; k++) { bytes[k] = chars.charCodeAt(k); }
@@ -205,5 +274,24 @@ _SCRIPT = """
     map.on('moveend zoomend overlayadd overlayremove', draw);
     group.on('add', draw);  // the group joins the map after this script: a picture's map
     map.whenReady(draw);    // never moves after that, so this is its only chance to draw
+  }
+  if (!given.url) { start(given); return; }
+  fetch(given.url)  // a served map's many events: a file beside the page (see INLINE_LIMIT)
+    .then(function(response) {
+      if (!response.ok) { throw new Error(response.status + ' ' + response.statusText); }
+      return response.json();
+    })
+    .then(start)
+    .catch(function(error) {
+      var note = L.control({position: 'bottomleft'});
+      note.onAdd = function() {
+        var box = L.DomUtil.create('div', 'corridor-card');
+        box.textContent = 'The ' + given.n + ' events could not be loaded (' + error.message
+          + '). Reload the page to try again.';
+        return box;
+      };
+      note.addTo(map);
+      map.getContainer().setAttribute('data-corridor-events-error', String(error.message));
+    });
 })(MAP, GROUP, DATA);
 """

@@ -94,6 +94,50 @@ def test_event_selection_by_days_and_types(big: Scenario) -> None:
     assert len(battles) == sum(e.event_type == "Battles" and e.date <= last for e in big.events)
 
 
+def test_a_served_map_fetches_many_events_from_a_file_beside_it(
+    big: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bulk, "INLINE_LIMIT", 1_000)
+    served = bulk.Served(tmp_path / "events", "../../app/static/events")
+    view = mapview.MapView(at=big.end, event_days=None)
+    chosen = mapview.shown(big, view).events
+    assert len(chosen) > 1_000
+    data = bulk.layer_data(big, chosen, served=served)
+    assert set(data) == {"url", "n"}
+    assert data["n"] == len(chosen)
+    name = data["url"].removeprefix(f"{served.url}/")
+    inline = bulk.payload(big, chosen)
+    assert json.loads((served.folder / name).read_bytes()) == json.loads(script_json(inline))
+    page = str(mapview.build_map(big, view, served=served).get_root().render())
+    assert data["url"] in page
+    assert inline["lat"] not in page
+    assert "url" not in bulk.layer_data(big, chosen[:1_000], served=served)  # few: inline
+    assert "url" not in bulk.layer_data(big, chosen, still=True, served=served)  # a picture
+    assert "url" not in bulk.layer_data(big, chosen)  # a standalone file
+    (served.folder / name).unlink()  # removed meanwhile (another session pruned it)
+    assert bulk.layer_data(big, chosen, served=served) == data
+    assert (served.folder / name).is_file()
+
+
+def test_published_event_files_older_than_an_hour_go_beyond_the_newest(tmp_path: Path) -> None:
+    import os
+    import time
+
+    served = bulk.Served(tmp_path, "events")
+    for i in range(bulk.KEPT_FILES + 3):
+        bulk.publish({"n": i}, served)
+    assert len(list(tmp_path.glob("*.json"))) == bulk.KEPT_FILES + 3  # all recent: all kept
+    hours_ago = time.time() - 2 * 3600
+    for path in tmp_path.glob("*.json"):
+        os.utime(path, (hours_ago, hours_ago))
+    again = bulk.publish({"n": 0}, served)  # the same content: its file is touched, not pruned
+    assert len(list(tmp_path.glob("*.json"))) == bulk.KEPT_FILES + 3
+    newest = bulk.publish({"n": -1}, served)
+    left = {path.name for path in tmp_path.glob("*.json")}
+    assert len(left) == bulk.KEPT_FILES
+    assert {again.rsplit("/", 1)[1], newest.rsplit("/", 1)[1]} <= left
+
+
 def test_a_few_events_carry_their_notes(tiny_dir: Path) -> None:
     from dataclasses import replace
 

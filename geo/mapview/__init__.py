@@ -15,6 +15,7 @@ from branca.element import Element
 
 from geo import viewport
 from geo.assets import make_tree_offline
+from geo.bulk import Served
 from geo.map_furniture import FURNITURE_CSS, ClearPopups, Locator, Panel, PlaceLabels
 from geo.mapview.elements import Hatch, Items, LayerSync, OfflineBase
 from geo.mapview.layers import (
@@ -105,6 +106,7 @@ def build_map(
     *,
     height: str = "100%",
     asset_url: str | None = None,
+    served: Served | None = None,
     still: bool = False,
     frame: ViewRequest | None = None,
     keep_view: str | None = None,
@@ -113,12 +115,14 @@ def build_map(
     """The map of the scenario as `view` asks: every overlay its own toggle; nothing from a CDN.
 
     Leaflet, its plugins and the base map are inlined, or with `asset_url` loaded from there
-    (where geo.assets.publish put them). A `still` map is for a picture: it never moves, so
-    it has no animation and its canvas draws nothing past the edges. `frame` is the view to
-    open on (by default the story at the moment, `story_frame`); with `keep_view` (a key of
-    the browser tab's session storage) the map keeps its user's view after that, however
-    often it is drawn again, until a request with a new token comes. An `exported` map has a
-    north arrow and a locator inset (Syria with the map's extent), as printed maps do.
+    (where geo.assets.publish put them); a `served` map (the dashboard's) fetches many events
+    from a file published beside it (geo.bulk.layer_data). A `still` map is for a picture: it
+    never moves, so it has no animation and its canvas draws nothing past the edges. `frame`
+    is the view to open on (by default the story at the moment, `story_frame`); with
+    `keep_view` (a key of the browser tab's session storage) the map keeps its user's view
+    after that, however often it is drawn again, until a request with a new token comes. An
+    `exported` map has a north arrow and a locator inset (Syria with the map's extent), as
+    printed maps do.
     """
     records = shown(scenario, view)
     frame = frame or story_frame(scenario, view, records)
@@ -145,7 +149,7 @@ def build_map(
     root: Any = m.get_root()
     root.header.add_child(Element(f"<style>{CARD_CSS}{MAP_CSS}{FURNITURE_CSS}</style>"))
     OfflineBase(view.labels).add_to(m)
-    groups = overlays(scenario, view, records, still=still)
+    groups = overlays(scenario, view, records, still=still, served=served)
     for group in groups.values():
         group.add_to(m)
     selection(scenario, view).add_to(m)

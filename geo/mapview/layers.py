@@ -52,9 +52,15 @@ from geo.timeline import ConvoyAt, ConvoyState, count_text
 
 
 def overlays(
-    scenario: Scenario, view: MapView, records: Shown, *, still: bool
+    scenario: Scenario,
+    view: MapView,
+    records: Shown,
+    *,
+    still: bool,
+    served: bulk.Served | None = None,
 ) -> dict[str, folium.FeatureGroup]:
-    """One feature group per overlay, each filled by one element of compact JSON."""
+    """One feature group per overlay, each filled by one element of compact JSON (many events
+    of a `served` map: a file beside it, see geo.bulk.layer_data)."""
     items: dict[str, list[Item]] = {key: [] for key in ALL_LAYERS}
     for zone in records.zones:
         items[ZONE_LAYERS[zone.control]].append(_zone(zone, scenario.timezone))
@@ -77,7 +83,7 @@ def overlays(
     for key in ALL_LAYERS:
         group = folium.FeatureGroup(name=LAYER_LABELS[key], show=key in view.layers)
         if key == "events":
-            data = bulk.payload(scenario, records.events, still=still)
+            data = bulk.layer_data(scenario, records.events, still=still, served=served)
             EventPoints(data, still=still).add_to(group)
         elif key == "routes" and lean:
             lean_routes(scenario, records).add_to(group)
