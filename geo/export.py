@@ -222,7 +222,16 @@ def _foot_html(snapshot: Snapshot) -> str:
 
 _READY_JS = """
 (function() {
-    function done() { window.corridorReady = true; }
+    function done() {  // and once every layer that draws later (its events) has drawn
+        if (!(window.corridorWaits > 0)) { window.corridorReady = true; return; }
+        window.addEventListener('corridor-settled', function() {
+            if (!(window.corridorWaits > 0)) {
+                requestAnimationFrame(function() { requestAnimationFrame(function() {
+                    window.corridorReady = true;
+                }); });
+            }
+        });
+    }
     window.addEventListener('load', function() {
         var pending = Array.prototype.filter.call(
             document.querySelectorAll('.leaflet-tile-pane img'),
@@ -232,7 +241,8 @@ _READY_JS = """
     });
 })();
 """.replace("TILE_WAIT_MS", str(TILE_WAIT_MS))
-"""Sets window.corridorReady once the map is drawn; tiles get TILE_WAIT_MS at most."""
+"""Sets window.corridorReady once the map is drawn, its events too (they are inflated after the
+page loads); tiles get TILE_WAIT_MS at most."""
 
 _SHEET_CSS = """
 html,body{margin:0;padding:0;overflow:hidden;background:#fff}

@@ -59,12 +59,16 @@ def test_generated_records_lie_in_syria(big: Scenario) -> None:
 def test_event_columns_round_trip_through_the_page(big: Scenario) -> None:
     chosen = event_columns.selection(big, big.end, days=None, types=None)
     data = json.loads(script_json(bulk.payload(big, chosen)))
-    lat = np.frombuffer(base64.b64decode(data["lat"]), dtype="<i4") / 1e5
-    kinds = np.frombuffer(base64.b64decode(data["kind"]), dtype="<u2")
-    assert data["n"] == len(chosen) == len(lat)
-    expected = [big.events[i] for i in chosen]
-    assert np.allclose(lat, [e.latitude for e in expected], atol=1e-5)
-    assert [data["kinds"][k] for k in kinds] == [e.event_type for e in expected]
+    columns = bulk.unpacked(data)
+    assert data["n"] == len(chosen) == len(columns["lat"])
+    assert np.all(np.diff(columns["lat"]) >= 0)  # in order of latitude
+    sent = sorted(zip(columns["lat"], columns["lon"], columns["kind"], columns["dead"],
+                      strict=True))  # fmt: skip
+    expected = sorted((e.latitude, e.longitude, e.event_type, e.fatalities)
+                      for e in (big.events[i] for i in chosen))  # fmt: skip
+    assert np.allclose([row[:2] for row in sent], [row[:2] for row in expected], atol=1e-5)
+    assert [data["kinds"][row[2]] for row in sent] == [row[2] for row in expected]
+    assert [int(row[3]) for row in sent] == [row[3] for row in expected]
     assert "notes" not in data  # more than NOTES_LIMIT events: the page stays small
 
 
@@ -144,7 +148,10 @@ def test_a_few_events_carry_their_notes(tiny_dir: Path) -> None:
     small = synthetic.generate(events=5, convoys=2, zones=2, seed=1)
     chosen = event_columns.selection(small, small.end, days=None, types=None)
     data = bulk.payload(small, chosen)
-    assert data["notes"] == [small.events[i].notes for i in chosen]
+    by_note = {event.notes: event for event in (small.events[i] for i in chosen)}
+    assert sorted(data["notes"]) == sorted(by_note)
+    lat = bulk.unpacked(data)["lat"]  # each note goes with its own event's point
+    assert [by_note[note].latitude for note in data["notes"]] == pytest.approx(lat, abs=1e-5)
     hostile = replace(small.events[0], notes="</script><script>alert(1)</script>")
     text = script_json(bulk.payload(replace(small, events=(hostile,)), np.array([0])))
     assert "</script>" not in text
