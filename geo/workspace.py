@@ -9,7 +9,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, MutableMapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -254,7 +254,10 @@ class Workspace:
                     if put.get(name):
                         frame = _frame(tuple(put[name]), layer, scenario.id)
                         frame = _ordered(frame, fields[name])
-                        arrow = not _has_days(layer.kind)
+                        days = _day_columns(layer.kind)
+                        arrow = not days or _days_kept_as_text(temporary, name, days)
+                        if arrow and days:
+                            frame = _days_as_text(frame, days)
                         _write(frame, temporary, name, layer.geometry_type, append=True,
                                arrow=arrow)  # fmt: skip
                 _put_back(temporary, scenario.id, places)
@@ -435,9 +438,26 @@ def _event_frame(events: EventTable, scenario_id: str) -> pd.DataFrame:
     return spatial
 
 
-def _has_days(kind: s.Kind) -> bool:
-    """Whether a kind has a field of dates (kept off GDAL's Arrow path: see `_write`)."""
-    return any(spec.parse is f.day for spec in kind.fields(s.Known()))
+def _day_columns(kind: s.Kind) -> set[str]:
+    """A kind's fields of dates (given to GDAL's Arrow path as ISO text: see `_write`)."""
+    return {spec.name for spec in kind.fields(s.Known()) if spec.parse is f.day}
+
+
+def _days_kept_as_text(path: Path, layer: str, days: set[str]) -> bool:
+    """Whether the layer keeps these date fields as text, as Corridor writes them (GeoPackage
+    dates are 'YYYY-MM-DD' text either way; a field another program declared DATE is left to
+    the usual path)."""
+    info = pyogrio.read_info(path, layer=layer)
+    types = dict(zip(info["fields"], info["dtypes"], strict=True))
+    return all(types.get(name) == "object" for name in days)
+
+
+def _days_as_text(frame: pd.DataFrame, days: set[str]) -> pd.DataFrame:
+    """The frame with its dates as the ISO text the usual path stores ('2016-12-15')."""
+    frame = frame.copy(deep=False)
+    for name in days & set(frame.columns):
+        frame[name] = [day.isoformat() if isinstance(day, date) else day for day in frame[name]]
+    return frame
 
 
 def _moment_columns(fields: list[f.Field]) -> set[str]:
@@ -488,8 +508,8 @@ def _write(
     """Write a frame as a layer, or add its rows to the layer (`append`).
 
     `arrow` hands the rows to GDAL through Arrow (300,000 change-log rows: 5.0 s → 1.0 s, the
-    same text stored); only for rows without dates, which GDAL's Arrow path writes as
-    '2026/12/03' into a Date field. Values Arrow cannot type (a column of text and numbers)
+    same text stored); never with date objects, which GDAL's Arrow path writes as '2026/12/03'
+    (dates go as ISO text: `_days_as_text`). Values Arrow cannot type (a column of text and numbers)
     go the usual way.
     """
     options: dict[str, Any] = {"driver": "GPKG", "layer": layer, "append": append}

@@ -6,11 +6,15 @@ from __future__ import annotations
 import gc
 import sqlite3
 import threading
+from datetime import date
 from pathlib import Path
 from typing import Any
 
+import geopandas as gpd
 import pandas as pd
+import pyogrio
 import pytest
+from shapely.geometry import Point
 
 from geo import _collector
 from geo import _fields as f
@@ -111,11 +115,31 @@ def test_rows_arrow_cannot_type_are_written_the_usual_way(tmp_path: Path) -> Non
     assert [row[1] for row in _stored(path, "notes")] == ["text", "more", "text", "12"]
 
 
-def test_layers_with_dates_stay_off_the_arrow_path() -> None:
-    assert w._has_days(s.EVENTS)
-    assert w._has_days(s.SOURCES)
-    assert not w._has_days(s.PLACES)
-    assert not w._has_days(s.CONVOYS)
+def test_dates_go_through_arrow_as_the_iso_text_the_usual_way_stores(tmp_path: Path) -> None:
+    frame = gpd.GeoDataFrame(
+        {"id": ["e1", "e2"], "date": [date(2016, 12, 15), date(2017, 1, 2)]},
+        geometry=[Point(37.1, 36.2), Point(37.2, 36.3)],
+        crs="EPSG:4326",
+    )
+    usual, arrow = tmp_path / "usual.gpkg", tmp_path / "arrow.gpkg"
+    for path in (usual, arrow):
+        w._write(frame.head(0), path, "events", "Point")
+        assert w._days_kept_as_text(path, "events", {"date"})
+    w._write(frame, usual, "events", "Point", append=True)
+    w._write(w._days_as_text(frame, {"date"}), arrow, "events", "Point", append=True, arrow=True)
+    assert _stored(arrow, "events") == _stored(usual, "events")
+    assert [row[3] for row in _stored(arrow, "events")] == ["2016-12-15", "2017-01-02"]
+    assert list(frame["date"]) == [date(2016, 12, 15), date(2017, 1, 2)]  # (a copy was changed)
+    assert w._day_columns(s.EVENTS) == {"date"}
+    assert not w._day_columns(s.PLACES)
+
+
+def test_a_date_field_another_program_declared_stays_off_the_arrow_path(tmp_path: Path) -> None:
+    path = tmp_path / "theirs.gpkg"
+    days = pd.array([date(2016, 12, 15)], dtype="date32[pyarrow]")
+    theirs = gpd.GeoDataFrame({"id": ["e1"], "date": days}, geometry=[Point(37, 36)], crs=4326)
+    pyogrio.write_dataframe(theirs, path, layer="events", use_arrow=True)
+    assert not w._days_kept_as_text(path, "events", {"date"})
 
 
 def test_the_collector_comes_back_when_the_last_overlapping_pause_ends() -> None:
