@@ -204,13 +204,27 @@ def checked(
     longitude, latitude = _coordinates(geometry)
     if not (_within(latitude, 90) and _within(longitude, 180)):
         return None
-    arrays: dict[str, pa.Array] = {"latitude": pa.array(latitude), "longitude": pa.array(longitude)}
+    given = {"latitude": pa.array(latitude), "longitude": pa.array(longitude)}
+    return from_cells(columns, known, size=len(geometry), given=given)
+
+
+def from_cells(
+    columns: Mapping[str, pa.Array],
+    known: s.Known,
+    *,
+    size: int,
+    given: Mapping[str, pa.Array] | None = None,
+) -> EventTable | None:
+    """Events from cells as a file or layer holds them (a column per field; a field without
+    one is blank), checked a column at a time as `checked` does; None when any cell would be
+    refused or an id repeats. `given`: columns already made (coordinates from shapes)."""
+    arrays: dict[str, pa.Array] = dict(given or {})
     for spec in s.EVENTS.fields(known):
         if spec.name in arrays:
             continue
         column = columns.get(spec.name)
         if column is None:
-            column = pa.nulls(len(geometry))
+            column = pa.nulls(size)
         parsed = _parsed(spec, column, SCHEMA.field(spec.key).type)
         if parsed is None:
             return None

@@ -13,8 +13,11 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from geo import _schema as s
-from geo import changes, event_table, names, readers
+from geo import changes, columnar_import, event_table, names, readers
 from geo._collector import pausing
 from geo._fields import Spot, is_blank
 from geo._safezip import ZipLimits
@@ -71,7 +74,7 @@ class Prepared:
 
     file: str
     source: Source
-    records: dict[str, list[Any]]
+    records: dict[str, Sequence[Any]]
     problems: tuple[Problem, ...]
     rows: int
     rejected: tuple[str, ...]
@@ -179,33 +182,20 @@ def prepare(
     options = options or Options()
     label = name or path.name
     log = ProblemLog()
-    size = path.stat().st_size if path.is_file() else 0
-    if size > options.max_bytes:
-        expected = f"a file of at most {options.max_bytes / 2**20:g} MB"
-        log.error(label, "", "", expected, f"{size / 2**20:.1f} MB")
-        tables = []
-    else:
-        limits = replace(UNZIPPED_LIMITS, max_total_bytes=4 * options.max_bytes)
-        tables = readers.read_file(path, log=log, name=label, layer=options.layer, limits=limits)
     source = _source(label, scenario, who)
     context = _Context(scenario, source.id, label, options, geocoder)
-    raws: dict[str, list[s.RawRecord]] = {layer: [] for layer in ORDER}
-    for table in tables:
-        raws[table.layer] += table.rows
-        _warn_unread_columns(table.layer, table.rows, label, log)
-    rows = sum(len(items) for items in raws.values()) + _dropped(log, raws)
-    records: dict[str, list[Any]] = {"sources": [source]}
-    context.locate(raws["places"])
-    for layer in ORDER:
-        filled = [context.fill(layer, raw, log) for raw in raws[layer]]
-        kept = [raw for raw in filled if raw is not None]
-        known = context.known()
-        built = s.build(KINDS[layer], kept, known, log)
-        context.added(layer, built)
-        records[layer] = built
-    records["places"] = [*context.new_places, *records["places"]]
+    records: dict[str, Sequence[Any]] = {"sources": [source]}
+    size = path.stat().st_size if path.is_file() else 0
+    fast = _read_columns(path, label, size, options, context)
+    if fast is not None:  # (a clean CSV of events: see geo.columnar_import)
+        records.update({layer: [] for layer in ORDER}, events=fast.events)
+        rows = len(fast.events)
+        read_cells = [s.RawRecord(Spot(label, ""), dict.fromkeys(fast.columns, ""))]
+        _warn_unread_columns("events", read_cells, label, log)
+    else:
+        rows = _read_rows(path, label, size, options, context, log, records)
     records["events"], revised, unchanged = _revisions(records["events"], scenario)
-    _warn_vanished(records["events"] + revised, unchanged, scenario, label, log)
+    _warn_vanished([records["events"], revised, unchanged], scenario, label, log)
     problems = tuple(log)
     return Prepared(
         file=label,
@@ -221,6 +211,51 @@ def prepare(
         revised=tuple(revised),
         unchanged=len(unchanged),
     )
+
+
+def _read_columns(
+    path: Path, label: str, size: int, options: Options, context: _Context
+) -> columnar_import.Read | None:
+    if size > options.max_bytes or options.swap:
+        return None
+    return columnar_import.read_events(
+        path, label, layer=options.layer, defaults=options.defaults,
+        source_id=context.source_id, known=context.known(),
+    )  # fmt: skip
+
+
+def _read_rows(
+    path: Path,
+    label: str,
+    size: int,
+    options: Options,
+    context: _Context,
+    log: ProblemLog,
+    records: dict[str, Sequence[Any]],
+) -> int:
+    """Read the file row by row into `records`, each problem logged; the rows read."""
+    if size > options.max_bytes:
+        expected = f"a file of at most {options.max_bytes / 2**20:g} MB"
+        log.error(label, "", "", expected, f"{size / 2**20:.1f} MB")
+        tables = []
+    else:
+        limits = replace(UNZIPPED_LIMITS, max_total_bytes=4 * options.max_bytes)
+        tables = readers.read_file(path, log=log, name=label, layer=options.layer, limits=limits)
+    raws: dict[str, list[s.RawRecord]] = {layer: [] for layer in ORDER}
+    for table in tables:
+        raws[table.layer] += table.rows
+        _warn_unread_columns(table.layer, table.rows, label, log)
+    rows = sum(len(items) for items in raws.values()) + _dropped(log, raws)
+    context.locate(raws["places"])
+    for layer in ORDER:
+        filled = [context.fill(layer, raw, log) for raw in raws[layer]]
+        kept = [raw for raw in filled if raw is not None]
+        known = context.known()
+        built = s.build(KINDS[layer], kept, known, log)
+        context.added(layer, built)
+        records[layer] = built
+    records["places"] = [*context.new_places, *records["places"]]
+    return rows
 
 
 @pausing
@@ -253,14 +288,21 @@ def _commit_import(
 # --- a newer export of the same events ----------------------------------------------------
 
 
-def _revisions(events: list[Any], scenario: Scenario) -> tuple[list[Any], list[Any], list[Any]]:
+def _revisions(
+    events: Sequence[Any], scenario: Scenario
+) -> tuple[Sequence[Any], list[Any], list[Any]]:
     """The file's events split into new ones, revised ones (an id the scenario has, with other
-    facts) and unchanged ones; which source cites an event does not count as a fact."""
+    facts) and unchanged ones; which source cites an event does not count as a fact. An
+    EventTable's new events stay a table (only those the scenario has are made)."""
+    if isinstance(events, EventTable):
+        return _table_revisions(events, scenario)
     if isinstance(scenario.events, EventTable):  # (only the file's ids made into records)
         earlier = scenario.events.by_id(event.id for event in events)
     else:
         earlier = {event.id: event for event in scenario.events}
-    new, revised, unchanged = [], [], []
+    new: list[Any] = []
+    revised: list[Any] = []
+    unchanged: list[Any] = []
     for event in events:
         before = earlier.get(event.id)
         if before is None:
@@ -272,20 +314,30 @@ def _revisions(events: list[Any], scenario: Scenario) -> tuple[list[Any], list[A
     return new, revised, unchanged
 
 
+def _table_revisions(
+    events: EventTable, scenario: Scenario
+) -> tuple[EventTable, list[Any], list[Any]]:
+    known = pa.array(event_table.ids(scenario.events), pa.string())
+    had = pc.is_in(events.column("id"), value_set=known)
+    _, revised, unchanged = _revisions(list(EventTable(events.table.filter(had))), scenario)
+    return EventTable(events.table.filter(pc.invert(had))), revised, unchanged
+
+
 VANISHED_SHOWN = 10
 
 
 def _warn_vanished(
-    given: list[Any], unchanged: list[Any], scenario: Scenario, file: str, log: ProblemLog
+    parts: Sequence[Sequence[Any]], scenario: Scenario, file: str, log: ProblemLog
 ) -> None:
     """Events of the scenario that a newer export of the same countries and dates no longer
-    has (ACLED deletes some on review): named in a warning, and kept."""
-    present = given + unchanged
+    has (ACLED deletes some on review): named in a warning, and kept. `parts`: the file's
+    new, revised and unchanged events."""
+    present = [row for part in parts for row in _ids_countries_days(part)]
     if not present or not scenario.events:
         return
-    ids = {event.id for event in present}
-    countries = {event.country for event in present}
-    first, last = min(e.date for e in present), max(e.date for e in present)
+    ids = {rid for rid, _, _ in present}
+    countries = {country for _, country, _ in present}
+    first, last = min(day for _, _, day in present), max(day for _, _, day in present)
     gone = [
         rid
         for rid, country, day in _ids_countries_days(scenario.events)

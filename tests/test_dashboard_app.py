@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
 
-import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from geo import changes, importing, mapview, tables
+from geo import bulk, changes, importing, mapview, tables
 from geo.errors import AssetsMissingError
 from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, LAYER_LABELS
 from geo.scenario import read_scenario
@@ -319,7 +317,7 @@ def test_imported_events_are_drawn_and_filtered_by_type_and_date(
         assert block
         assert dict(OVERLAY_ENTRY.findall(block[1]))[json.dumps(LAYER_LABELS["events"])] == group
         columns = json.loads(data)
-        kinds = np.frombuffer(base64.b64decode(columns["kind"]), dtype="<u2")
+        kinds = bulk.inflated(columns["kind"], "<u2")
         assert len(kinds) == columns["n"]
         return [columns["kinds"][kind] for kind in kinds]
 

@@ -1,0 +1,146 @@
+"""Events from a CSV read, filled and checked a column at a time; None wherever a row must speak.
+
+A million ACLED rows made a million dicts three times over (read, filled, parsed) before
+a record was built. Here Python's own CSV reader still splits the rows (so cells are exactly
+what the row-by-row path sees), but the rows become Arrow columns at once, and every cell rule
+of that path (blank cells, spreadsheet quotes, ACLED's dates, defaults, the parsers) is applied
+to each distinct value of a column. Whenever that path would say anything about the file (an
+encoding guessed, a row of the wrong length, a cell refused, an id repeated, an id to make),
+this gives up and the row-by-row path reads the file again and says it, row by row.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import itertools
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from geo import _schema as s
+from geo import readers
+from geo._spreadsheet import restored
+from geo.errors import ProblemLog
+from geo.event_table import EventTable, from_cells
+
+ROWS_AT_ONCE = 65_536
+"""Rows split by the CSV reader before they are turned into columns (memory stays bounded)."""
+
+
+@functools.cache
+def _blank() -> str:
+    """A cell that is only white space as Python's str.strip() sees it (RE2 syntax)."""
+    space = (f"\\x{{{code:x}}}" for code in range(sys.maxunicode + 1) if chr(code).isspace())
+    return f"^[{''.join(space)}]*$"
+
+
+@dataclass(frozen=True)
+class Read:
+    """A file's events, checked, and what the import reports about the file."""
+
+    events: EventTable
+    columns: tuple[str, ...]
+    """The cell keys of the file's columns that are read, in order (for the unread warning)."""
+
+
+def read_events(
+    path: Path,
+    label: str,
+    *,
+    layer: str | None,
+    defaults: Mapping[str, str],
+    source_id: str,
+    known: s.Known,
+) -> Read | None:
+    """The events of a CSV file as the row-by-row import would make them, with `defaults`
+    for blank cells and `source_id` where the source is blank; None when it would report
+    anything (then it must read the file itself)."""
+    if readers._format_of(label) != "csv" or layer not in (None, "events"):
+        return None
+    quiet = ProblemLog()
+    try:
+        content = readers._decoded(path.read_bytes(), label, quiet)
+    except OSError:
+        return None
+    delimiter = readers._delimiter(content, label, quiet)
+    rows = csv.reader(io.StringIO(content, newline=""), delimiter=delimiter)
+    try:
+        header = [cell.strip() for cell in next(rows, [])]
+    except csv.Error:
+        return None
+    if not header or (layer or readers._csv_layer(header)) != "events":
+        return None
+    acled = readers._is_acled(header)
+    keys = readers._csv_keys(header, "events", label, quiet, acled=acled)
+    if len(quiet):
+        return None
+    cells = _columns(rows, keys)
+    if cells is None or not len(cells.get("id", ())):
+        return None
+    size = len(next(iter(cells.values())))
+    cells = {key: _normalised(column) for key, column in cells.items()}
+    if acled and "date" in cells:
+        cells["date"] = _mapped(cells["date"], readers.iso_date)
+    for key, value in {**defaults, "source": defaults.get("source", source_id)}.items():
+        cells[key] = _filled(cells.get(key), value, size)
+    if pc.any(pc.equal(cells["id"], "")).as_py():
+        return None  # an id to make: the row-by-row path makes them
+    events = from_cells(cells, known, size=size)
+    if events is None:
+        return None
+    return Read(events, tuple(key for key in keys if key))
+
+
+def _columns(rows: Iterator[list[str]], keys: list[str | None]) -> dict[str, pa.Array] | None:
+    """The rows as a column of text per read key; None when a row is not one cell a column."""
+    read = [(index, key) for index, key in enumerate(keys) if key]
+    if not read:
+        return None
+    parts: dict[str, list[pa.Array]] = {key: [] for _, key in read}
+    width = len(keys)
+    try:
+        while batch := list(itertools.islice(rows, ROWS_AT_ONCE)):
+            batch = [row for row in batch if row]  # a blank line holds nothing
+            if any(len(row) != width for row in batch):
+                return None
+            if not batch:
+                continue
+            split = list(zip(*batch, strict=True))
+            for index, key in read:
+                parts[key].append(pa.array(split[index], pa.string()))
+    except csv.Error:
+        return None
+    if not any(parts.values()):
+        return None
+    return {key: pa.concat_arrays(arrays) for key, arrays in parts.items()}
+
+
+def _normalised(column: pa.Array) -> pa.Array:
+    """Cells as the row-by-row reader keeps them: white space alone is blank, and a quote a
+    spreadsheet put before a formula's first character is taken off (`restored`)."""
+    blank = pc.match_substring_regex(column, _blank())
+    if pc.any(blank).as_py():
+        column = pc.if_else(blank, "", column)
+    if pc.any(pc.starts_with(column, "'")).as_py():
+        column = _mapped(column, restored)
+    return column
+
+
+def _filled(column: pa.Array | None, value: str, size: int) -> pa.Array:
+    """A blank cell (or a column the file lacks) given the import's default."""
+    if column is None:
+        return pa.array([value] * size, pa.string())
+    return pc.if_else(pc.equal(column, ""), value, column)
+
+
+def _mapped(column: pa.Array, change: Callable[[str], str]) -> pa.Array:
+    """`change` applied to each distinct cell once."""
+    distinct = pc.unique(column)
+    made = pa.array([change(value) for value in distinct.to_pylist()], pa.string())
+    return made.take(pc.index_in(column, value_set=distinct))
