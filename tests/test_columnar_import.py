@@ -149,7 +149,7 @@ def test_a_plain_events_file_with_its_own_columns_is_read_in_columns(
         "long-row",
         "fatalities",
         "no-such-day",
-    ],  # fmt: skip
+    ],
 )
 def test_a_file_with_anything_to_report_is_read_row_by_row(
     tmp_path: Path, tiny: Scenario, monkeypatch: pytest.MonkeyPatch, spoil: Any
