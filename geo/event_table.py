@@ -114,6 +114,18 @@ class EventTable(Sequence[Event]):
             arrays.append(pa.array(values, type=field.type))
         return cls(pa.Table.from_arrays(arrays, schema=SCHEMA))
 
+    def cells(self) -> list[dict[str, Any]]:
+        """Each event's cells as `_schema.to_cells` makes them from an Event (its fields'
+        order, sources joined by ';'), from the columns (no Event made)."""
+        names = s.field_names(s.EVENTS)
+        columns = []
+        for name in names:
+            column = self.column(name)
+            if name == "source":
+                column = pc.binary_join(column, f.LIST_SEPARATOR)
+            columns.append(column.to_pylist())
+        return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
+
     @property
     def table(self) -> pa.Table:
         return self._table

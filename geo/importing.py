@@ -273,7 +273,11 @@ def _commit_import(
     edits = []
     for name in ("sources", *ORDER):
         kind = s.SOURCES if name == "sources" else KINDS[name]
-        for record in prepared.records.get(name, []):
+        records = prepared.records.get(name, [])
+        made = records.cells() if isinstance(records, EventTable) else None
+        for number, record in enumerate(records):
+            if made is not None:  # (cells from the columns, kept for the commit's other uses)
+                s.keep_cells(record, made[number])
             cells = s.to_cells(record, kind)
             if kind.geometry:
                 cells["geometry"] = record.geometry

@@ -292,3 +292,13 @@ def _geopackage_blob(geometry: Any) -> bytes:
     flagged), SRS 4326, then well-known binary."""
     flags = 0b1 | (0b10000 if geometry.is_empty else 0)
     return b"GP\x00" + bytes([flags]) + (4326).to_bytes(4, "little") + shapely.to_wkb(geometry)
+
+
+def test_a_table_s_cells_are_those_its_events_give(scenario: Scenario) -> None:
+    events = list(scenario.events)
+    events[1] = replace(events[1], source=("first", "second"), notes="", actor2="")
+    table = EventTable.from_records(events)
+    made = table.cells()
+    expected = [s.to_cells(event, s.EVENTS) for event in events]
+    assert [list(cells.items()) for cells in made] == [list(c.items()) for c in expected]
+    assert made[1]["source"] == "first;second"
