@@ -118,13 +118,14 @@ class EventTable(Sequence[Event]):
         """Each event's cells as `_schema.to_cells` makes them from an Event (its fields'
         order, sources joined by ';'), from the columns (no Event made)."""
         names = s.field_names(s.EVENTS)
-        columns = []
-        for name in names:
-            column = self.column(name)
-            if name == "source":
-                column = pc.binary_join(column, f.LIST_SEPARATOR)
-            columns.append(column.to_pylist())
+        columns = [self.cell_column(name).to_pylist() for name in names]
         return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
+
+    def cell_column(self, name: str) -> pa.Array:
+        """A field's column as cells hold it: the sources joined by ';', the rest as they are
+        (what events.csv and the workspace layer store)."""
+        column = self.column(name)
+        return pc.binary_join(column, f.LIST_SEPARATOR) if name == "source" else column
 
     @property
     def table(self) -> pa.Table:

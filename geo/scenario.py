@@ -13,7 +13,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import tomli_w
 
 from geo import _fields as f
@@ -238,9 +237,7 @@ def _event_rows(events: EventTable, zone: str) -> Iterator[tuple[Any, ...]]:
     `_csv_cell` make them from records (sources joined by ';'; no Event made)."""
     columns = []
     for name in s.field_names(s.EVENTS):
-        column = events.column(name)
-        if name == "source":
-            column = pc.binary_join(column, f.LIST_SEPARATOR)
+        column = events.cell_column(name)
         values = column.to_pylist()
         if pa.types.is_string(column.type):
             values = [_csv_cell(value, zone) for value in values]

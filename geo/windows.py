@@ -11,13 +11,21 @@ import pyogrio
 
 from geo import _schema as s
 from geo.errors import WorkspaceError
-from geo.workspace import CRS, POSITIONS_LAYER, SCENARIO_ID, TIME_FIELDS, Workspace, _layer_names
+from geo.workspace import (
+    CRS,
+    POSITION_FIELDS,
+    POSITIONS_LAYER,
+    SCENARIO_ID,
+    TIME_FIELDS,
+    Workspace,
+    layer_names,
+)
 
 Extent = tuple[float, float, float, float]
 """West, south, east, north, in degrees."""
 FIELDS = {
     "events": [SCENARIO_ID, *s.field_names(s.EVENTS)],
-    POSITIONS_LAYER: [SCENARIO_ID, "convoy", "time", "latitude", "longitude", "speed_kmh", "note"],
+    POSITIONS_LAYER: list(POSITION_FIELDS),
 }
 """Each large layer's fields, as the workspace writes them."""
 
@@ -51,7 +59,7 @@ def rows_in(
     if field is None:
         expected = f"one of the layers {', '.join(TIME_FIELDS)}"
         raise WorkspaceError(f"{workspace.path}: expected {expected}, got {layer!r}")
-    if not workspace.exists() or layer not in _layer_names(workspace.path):
+    if not workspace.exists() or layer not in layer_names(workspace.path):
         names = list(dict.fromkeys([*(columns or FIELDS[layer]), field]))
         return _typed(gpd.GeoDataFrame(columns=[*names, "geometry"], geometry="geometry",
                                        crs=CRS), layer, start, end, columns)  # fmt: skip

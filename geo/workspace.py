@@ -105,7 +105,7 @@ class Workspace:
 
     def scenario_ids(self) -> list[str]:
         """The ids of the scenarios in the workspace, sorted."""
-        if not self.exists() or SCENARIOS_LAYER not in _layer_names(self.path):
+        if not self.exists() or SCENARIOS_LAYER not in layer_names(self.path):
             return []
         return sorted(str(value) for value in self.table(SCENARIOS_LAYER)[SCENARIO_ID])
 
@@ -148,7 +148,7 @@ class Workspace:
         scenario_id = self._resolve(scenario_id)
         log = ProblemLog()
         meta = self._meta(scenario_id, log)
-        present = _layer_names(self.path)
+        present = layer_names(self.path)
         raws = {
             layer.kind: self._raws(layer, scenario_id) if layer.kind.name in present else []
             for layer in LAYERS
@@ -205,7 +205,7 @@ class Workspace:
             self._save(scenario, append or {})
 
     def _save(self, scenario: Scenario, append: dict[str, pd.DataFrame]) -> None:
-        present = _layer_names(self.path) if self.exists() else set()
+        present = layer_names(self.path) if self.exists() else set()
         tables = {name: self.table(name) if name in present else None for name in TABLES}
         others = self._other_layers()
         for name, rows in append.items():
@@ -241,7 +241,7 @@ class Workspace:
         """
         append = append or {}
         with self.transaction():
-            present = _layer_names(self.path) if self.exists() else set()
+            present = layer_names(self.path) if self.exists() else set()
             fields = self._fields(present, put, append)
             if fields is None:
                 self._save(scenario, append)
@@ -424,9 +424,7 @@ def _event_frame(events: EventTable, scenario_id: str) -> pd.DataFrame:
     records (sources joined by ';', days as dates, missing precisions None)."""
     columns: dict[str, Any] = {SCENARIO_ID: [scenario_id] * len(events)}
     for name in event_table.SCHEMA.names:
-        column = events.column(name)
-        if name == "source":
-            column = pc.binary_join(column, f.LIST_SEPARATOR)
+        column = events.cell_column(name)
         if name in ("geo_precision", "time_precision", "date", "source"):
             columns[name] = pd.Series(column.to_pylist(), dtype=object)
         else:
@@ -639,6 +637,8 @@ def _blob_geometry(blob: bytes) -> shapely.Geometry:
 
 
 POSITIONS_LAYER = "positions"
+POSITION_FIELDS = (SCENARIO_ID, "convoy", "time", "latitude", "longitude", "speed_kmh", "note")
+"""The positions layer's fields, in the order they are written."""
 TIME_FIELDS = {s.EVENTS.name: "date", POSITIONS_LAYER: "time"}
 """The large layers read by time window (`geo.windows`), and each one's time field."""
 
@@ -646,7 +646,7 @@ TIME_FIELDS = {s.EVENTS.name: "date", POSITIONS_LAYER: "time"}
 def add_time_indexes(path: Path) -> None:
     """Index each large layer of a GeoPackage on (scenario, time), where missing (a window of
     1,000,000 events is then read in milliseconds: `bench/events_store.py`)."""
-    present = _layer_names(path)
+    present = layer_names(path)
     with contextlib.closing(sqlite3.connect(path)) as db, db:
         for layer, field in TIME_FIELDS.items():
             if layer in present:
@@ -661,15 +661,14 @@ def add_positions(workspace: Workspace, scenario_id: str, positions: list[Positi
     if not positions:
         return 0
     rows = [
-        {SCENARIO_ID: scenario_id, "convoy": p.convoy, "time": p.time, "latitude": p.latitude,
-         "longitude": p.longitude, "speed_kmh": p.speed_kmh, "note": p.note}
+        (scenario_id, p.convoy, p.time, p.latitude, p.longitude, p.speed_kmh, p.note)
         for p in positions
-    ]  # fmt: skip
-    frame = _typed(pd.DataFrame(rows), {"time"})
+    ]
+    frame = _typed(pd.DataFrame(rows, columns=POSITION_FIELDS), {"time"})
     points = gpd.points_from_xy(frame["longitude"], frame["latitude"], crs=CRS)
     spatial = gpd.GeoDataFrame(frame, geometry=points, crs=CRS)
     with workspace.transaction():  # not while another writer swaps the file
-        present = POSITIONS_LAYER in _layer_names(workspace.path)
+        present = POSITIONS_LAYER in layer_names(workspace.path)
         pyogrio.write_dataframe(spatial, workspace.path, layer=POSITIONS_LAYER, driver="GPKG",
                                 geometry_type="Point", append=present)  # fmt: skip
         if not present:
@@ -679,7 +678,7 @@ def add_positions(workspace: Workspace, scenario_id: str, positions: list[Positi
 
 def positions(workspace: Workspace, scenario_id: str) -> list[Position]:
     """The scenario's position reports kept in the workspace, oldest first."""
-    if not workspace.exists() or POSITIONS_LAYER not in _layer_names(workspace.path):
+    if not workspace.exists() or POSITIONS_LAYER not in layer_names(workspace.path):
         return []
     table = workspace.table(POSITIONS_LAYER)
     table = table[table[SCENARIO_ID] == scenario_id]
@@ -704,7 +703,7 @@ class GeocodeCache(MutableMapping[str, dict[str, Any] | None]):
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
         self._answers: dict[str, dict[str, Any] | None] = {}
-        if workspace.exists() and GEOCODE_CACHE_LAYER in _layer_names(workspace.path):
+        if workspace.exists() and GEOCODE_CACHE_LAYER in layer_names(workspace.path):
             for row in _cells(workspace.table(GEOCODE_CACHE_LAYER)):
                 self._answers[str(row["key"])] = (
                     json.loads(row["answer"]) if row["answer"] else None
@@ -736,7 +735,8 @@ class GeocodeCache(MutableMapping[str, dict[str, Any] | None]):
         return len(self._answers)
 
 
-def _layer_names(path: Path) -> set[str]:
+def layer_names(path: Path) -> set[str]:
+    """The names of the layers and tables a GeoPackage holds."""
     try:
         return {str(name) for name, _ in pyogrio.list_layers(path)}
     except pyogrio.errors.DataSourceError as error:

@@ -249,6 +249,13 @@ def dashboard_page(
         context.close()
 
 
+def workspace_of(folder: Path, scenario: Scenario) -> Workspace:
+    """A workspace in `folder` holding `scenario`."""
+    found = Workspace(folder / "w.gpkg")
+    found.save(scenario)
+    return found
+
+
 def shipped_workspace_in(folder: Path) -> Path:
     """A workspace holding the shipped scenario, in `folder`."""
     from geo.settings import Settings

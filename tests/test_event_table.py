@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 import shapely
+from conftest import workspace_of
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -33,9 +34,7 @@ def scenario() -> Scenario:
 
 @pytest.fixture
 def workspace(tmp_path: Path, scenario: Scenario) -> Workspace:
-    found = Workspace(tmp_path / "w.gpkg")
-    found.save(scenario)
-    return found
+    return workspace_of(tmp_path, scenario)
 
 
 def test_a_table_is_the_same_sequence_as_its_records(scenario: Scenario) -> None:

@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from conftest import workspace_of
 
 from geo import changes, synthetic, windows
 from geo import workspace as w
@@ -24,9 +25,7 @@ def scenario() -> Scenario:
 
 @pytest.fixture
 def workspace(tmp_path: Path, scenario: Scenario) -> Workspace:
-    found = Workspace(tmp_path / "w.gpkg")
-    found.save(scenario)
-    return found
+    return workspace_of(tmp_path, scenario)
 
 
 def _scanned(scenario: Scenario, first: date, last: date, extent: tuple[float, ...]) -> set[str]:
