@@ -39,10 +39,11 @@ def rows_in(
     end: date | datetime | None = None,
     extent: Extent | None = None,
     columns: Sequence[str] | None = None,
+    geometry: bool = True,
 ) -> pd.DataFrame:
     """The scenario's rows of `layer` from `start` to `end` (both included; a date means the
-    whole day) whose point lies in `extent`, with `columns` (all when None) and the geometry,
-    oldest first.
+    whole day) whose point lies in `extent`, with `columns` (all when None) and the geometry
+    (unless `geometry` is False), oldest first.
 
     Only those rows are read, through the GeoPackage's R-tree and its (scenario, time) index.
     Times are UTC; an events date comes as midnight of its day (datetime64). A layer the
@@ -72,7 +73,7 @@ def rows_in(
     try:
         frame: pd.DataFrame = pyogrio.read_dataframe(
             workspace.path, layer=layer, columns=wanted, where=" AND ".join(where),
-            bbox=extent, use_arrow=True,
+            bbox=extent, use_arrow=True, read_geometry=geometry,
         )  # fmt: skip
     except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as error:
         raise WorkspaceError(f"{workspace.path}: cannot read layer {layer!r} ({error})") from error

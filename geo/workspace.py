@@ -366,7 +366,8 @@ def _cells(frame: pd.DataFrame) -> list[dict[str, Any]]:
 def _plain_column(column: pd.Series) -> list[Any]:
     if isinstance(column.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(column):
         moments = column if column.dt.tz is not None else column.dt.tz_localize(UTC)
-        return [None if pd.isna(m) else m.to_pydatetime() for m in moments]
+        made = moments.dt.to_pydatetime().tolist()  # (at once: one by one took 1.9 s a million)
+        return [None if moment is pd.NaT else moment for moment in made]
     plain: list[Any] = column.astype(object).where(column.notna(), None).tolist()
     if column.dtype == object:  # a column of mixed values may hold timestamps
         plain = [_moment(value) if isinstance(value, pd.Timestamp) else value for value in plain]
@@ -676,18 +677,35 @@ def add_positions(workspace: Workspace, scenario_id: str, positions: list[Positi
     return len(rows)
 
 
-def positions(workspace: Workspace, scenario_id: str) -> list[Position]:
-    """The scenario's position reports kept in the workspace, oldest first."""
-    if not workspace.exists() or POSITIONS_LAYER not in layer_names(workspace.path):
-        return []
-    table = workspace.table(POSITIONS_LAYER)
-    table = table[table[SCENARIO_ID] == scenario_id]
-    found = [
-        Position(str(row["convoy"]), row["time"], float(row["latitude"]), float(row["longitude"]),
-                 row["speed_kmh"], str(row["note"] or ""))
-        for row in _cells(table)
-    ]  # fmt: skip
-    return sorted(found, key=lambda position: position.time)
+def positions(
+    workspace: Workspace,
+    scenario_id: str,
+    *,
+    start: datetime | None = None,
+    end: datetime | None = None,
+) -> list[Position]:
+    """The scenario's position reports kept in the workspace, oldest first (from `start` to
+    `end` when given); only those rows are read (`geo.windows.rows_in`, by the layer's
+    (scenario, time) index), a column at a time."""
+    from geo.windows import rows_in  # (windows reads through this module)
+
+    wanted = [name for name in POSITION_FIELDS if name != SCENARIO_ID]
+    frame = rows_in(workspace, POSITIONS_LAYER, scenario_id, start=start, end=end,
+                    columns=wanted, geometry=False)  # fmt: skip
+    columns = [_plain_column(frame[name]) for name in wanted]
+    columns[wanted.index("note")] = [note or "" for note in columns[wanted.index("note")]]
+    return [_position(wanted, row) for row in zip(*columns, strict=True)]
+
+
+def _position(names: list[str], values: tuple[Any, ...]) -> Position:
+    """A Position of values read back from the file (times aware), made without the frozen
+    dataclass's per-field guard (a million took 2.4 s through `Position(...)`)."""
+    made = _NEW(Position)
+    made.__dict__.update(zip(names, values, strict=True))
+    return made
+
+
+_NEW = object.__new__
 
 
 GEOCODE_CACHE_LAYER = "geocode_cache"

@@ -97,6 +97,29 @@ def test_positions_of_a_whole_day(workspace: Workspace, scenario: Scenario) -> N
     assert list(found["time"]) == [reports[1].time]
 
 
+def test_kept_positions_come_back_equal_oldest_first_and_by_window(
+    workspace: Workspace, scenario: Scenario
+) -> None:
+    start = datetime(2016, 12, 15, 14, 0, tzinfo=UTC)
+    reports = [
+        Position("c2", start + timedelta(minutes=5), 36.25, 37.15, 42.5, "checkpoint"),
+        Position("c1", start, 36.2, 37.1),
+        Position("c1", start + timedelta(minutes=10, milliseconds=250), 36.3, 37.2, None, ""),
+    ]
+    w.add_positions(workspace, scenario.id, reports)
+    w.add_positions(workspace, "another-scenario", [Position("c9", start, 35.0, 36.0)])
+    kept = w.positions(workspace, scenario.id)
+    assert kept == sorted(reports, key=lambda report: report.time)
+    assert all(report.time.utcoffset() == timedelta(0) for report in kept)
+    assert kept[1].speed_kmh == 42.5
+    assert kept[0].speed_kmh is None
+    assert kept[0].note == ""
+    window = w.positions(workspace, scenario.id, start=start + timedelta(minutes=1),
+                         end=start + timedelta(minutes=10))  # fmt: skip
+    assert window == [reports[0]]
+    assert w.positions(workspace, "nobody") == []
+
+
 def test_a_layer_not_written_yet_gives_no_rows(workspace: Workspace, scenario: Scenario) -> None:
     found = windows.rows_in(workspace, "positions", scenario.id, columns=["convoy"])
     assert found.empty
