@@ -78,7 +78,12 @@ def read_events(
         return None
     acled = readers._is_acled(header)
     keys = readers._csv_keys(header, "events", label, quiet, acled=acled)
-    if len(quiet):
+    read = [key for key in keys if key]
+    if (
+        len(quiet)
+        or len(set(read)) != len(read)
+        or not all(isinstance(value, str) for value in defaults.values())
+    ):  # (two columns read as one field: the row path keeps the last without a word)
         return None
     cells = _columns(rows, keys)
     if cells is None or not len(cells.get("id", ())):
@@ -122,13 +127,14 @@ def _columns(rows: Iterator[list[str]], keys: list[str | None]) -> dict[str, pa.
 
 
 def _normalised(column: pa.Array) -> pa.Array:
-    """Cells as the row-by-row reader keeps them: white space alone is blank, and a quote a
-    spreadsheet put before a formula's first character is taken off (`restored`)."""
+    """Cells as the row-by-row import sees them once filled: a quote a spreadsheet put before a
+    formula's first character taken off (`restored`), then white space alone blank (a quote
+    before a tab leaves a blank cell, which takes the import's default)."""
+    if pc.any(pc.starts_with(column, "'")).as_py():
+        column = _mapped(column, restored)
     blank = pc.match_substring_regex(column, _blank())
     if pc.any(blank).as_py():
         column = pc.if_else(blank, "", column)
-    if pc.any(pc.starts_with(column, "'")).as_py():
-        column = _mapped(column, restored)
     return column
 
 

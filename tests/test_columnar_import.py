@@ -194,3 +194,30 @@ def test_a_newer_export_read_in_columns_updates_and_keeps_as_rows_do(
     assert [event.id for event in fast.records["events"]] == ["SYR5"]
     assert fast.unchanged == 2
     assert any("SYR3" in str(problem.actual) for problem in fast.problems)
+
+
+def test_a_quote_before_a_tab_is_a_blank_cell_that_takes_the_default(
+    tmp_path: Path, tiny: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = [list(row) for row in ROWS]
+    rows[0][14], rows[1][15], rows[2][7] = "'\t", "'\t\t", "'\t "  # notes, fatalities, country
+    path = write(tmp_path / "acled.csv", rows)
+    defaults = {"notes": "N/A", "fatalities": "3", "country": "Syria"}
+    fast, slow, took = both_ways(path, tiny, monkeypatch, defaults=defaults)
+    assert took
+    same(fast, slow)
+    events = {event.id: event for event in fast.records["events"]}
+    assert (events["SYR1"].notes, events["SYR2"].fatalities) == ("N/A", 3)
+
+
+@pytest.mark.parametrize("second", ["ACTOR1", "reported_by", "id", "date"])
+def test_two_columns_read_as_one_field_are_left_to_the_rows(
+    tmp_path: Path, tiny: Scenario, monkeypatch: pytest.MonkeyPatch, second: str
+) -> None:
+    rows = [[*row, f"other-{number}"] for number, row in enumerate(ROWS)]
+    if second == "date":
+        rows = [[*row[:-1], "2016-12-16"] for row in rows]
+    path = write(tmp_path / "acled.csv", rows, [*HEADER, second])
+    fast, slow, took = both_ways(path, tiny, monkeypatch)
+    assert not took
+    same(fast, slow)
