@@ -8,11 +8,12 @@ import json
 import shutil
 import sqlite3
 import threading
-from collections.abc import Iterator, MutableMapping, Sequence
+import time
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import filelock
 import geopandas as gpd
@@ -68,6 +69,11 @@ LOCK_SECONDS = 15.0
 """How long a writer waits for another process's transaction before giving up."""
 
 
+T = TypeVar("T")
+READ_TRIES = 3
+"""Reads of a workspace that failed while it was being written, tried in all."""
+
+
 class Workspace:
     """A GeoPackage file of scenarios; every save rewrites it through a temporary copy.
 
@@ -108,7 +114,33 @@ class Workspace:
         """The ids of the scenarios in the workspace, sorted."""
         if not self.exists() or SCENARIOS_LAYER not in layer_names(self.path):
             return []
-        return sorted(str(value) for value in self.table(SCENARIOS_LAYER)[SCENARIO_ID])
+        table = self._settled(lambda: self.table(SCENARIOS_LAYER))
+        return sorted(str(value) for value in table[SCENARIO_ID])
+
+    def _settled(self, read: Callable[[], T]) -> T:
+        """`read()`, tried again when it failed while another session or process was writing
+        the file (a read that met a write half-way: CI saw GDAL miss the GeoPackage's own
+        tables once); a failure with no writer about is told at once."""
+        for attempt in range(READ_TRIES):
+            before = self.version()
+            try:
+                return read()
+            except WorkspaceError:
+                if attempt == READ_TRIES - 1 or not self._written_meanwhile(before):
+                    raise
+                time.sleep(0.1 * (attempt + 1))
+        raise AssertionError("unreachable: the last try returns or raises")
+
+    def _written_meanwhile(self, before: tuple[int, int, int] | None) -> bool:
+        """Whether the file changed since `before`, or a writer holds its lock now."""
+        if self.version() != before:
+            return True
+        try:
+            self._lock.acquire(timeout=0)
+        except filelock.Timeout:
+            return True
+        self._lock.release()
+        return False
 
     def load(self, scenario_id: str | None = None) -> Scenario:
         """One scenario, checked by the same rules as a scenario folder.
@@ -124,7 +156,7 @@ class Workspace:
             found = _LOADED.get(key) if key[1] is not None else None
         if found is not None:
             return found
-        scenario = self._load(scenario_id)
+        scenario = self._settled(lambda: self._load(scenario_id))
         if key[1] is not None and self.version() == key[1]:  # not saved meanwhile
             self._remember(scenario, key[1], scenario.id)
             if scenario_id is None:  # (the only scenario: asked for by no id, or by its own)

@@ -228,3 +228,44 @@ def test_a_second_scenario_with_open_ended_zones_is_saved_beside_the_first(
     assert workspace.scenario_ids() == sorted([first.id, "other"])
     assert Workspace(workspace.path).load(first.id) == first
     assert Workspace(workspace.path).load("other") == second
+
+
+def test_a_read_that_met_a_write_half_way_is_tried_again(
+    tiny_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from geo import workspace as w
+
+    real, calls = Workspace._load, []
+
+    def met_a_write(self: Workspace, scenario_id: str | None) -> Any:
+        calls.append(scenario_id)
+        if len(calls) == 1:  # another process appends meanwhile: the file changes
+            stamp = self.path.stat().st_mtime_ns + 1_000_000
+            os.utime(self.path, ns=(stamp, stamp))
+            raise WorkspaceError(f"{self.path}: cannot read layer 'scenarios' (tables missing)")
+        return real(self, scenario_id)
+
+    w._LOADED.clear()
+    monkeypatch.setattr(Workspace, "_load", met_a_write)
+    assert tiny_workspace.load("tiny").id == "tiny"
+    assert len(calls) == 2
+
+
+def test_a_read_that_fails_with_no_writer_about_is_told_at_once(
+    tiny_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from geo import workspace as w
+
+    calls = []
+
+    def broken(self: Workspace, scenario_id: str | None) -> Any:
+        calls.append(scenario_id)
+        raise WorkspaceError(f"{self.path}: cannot read layer 'scenarios' (not a GeoPackage)")
+
+    w._LOADED.clear()
+    monkeypatch.setattr(Workspace, "_load", broken)
+    with pytest.raises(WorkspaceError, match="not a GeoPackage"):
+        tiny_workspace.load("tiny")
+    assert len(calls) == 1
