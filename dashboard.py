@@ -12,8 +12,6 @@ import streamlit as st
 from streamlit_folium import st_folium
 
 from geo import (
-    assets,
-    bulk,
     changes,
     event_columns,
     export,
@@ -35,7 +33,7 @@ from geo.scenario import read_scenario
 from geo.settings import Settings
 from geo.viewport import ViewRequest
 from geo.workspace import Workspace, add_positions, positions
-from pages.shared.session import published_assets
+from pages.shared.session import SERVED_EVENTS, published_assets
 
 SETTINGS = Settings.from_environment()
 MAP_HEIGHT = 620
@@ -44,7 +42,6 @@ TRACK_SECONDS = 10.0
 # What the map reports back: its view (for the URL and exports), clicks and its overlays.
 RETURNED = ["center", "zoom", "bounds", "last_object_clicked", "last_object_clicked_tooltip",
             "selected_layers"]  # fmt: skip
-SERVED_EVENTS = bulk.Served(assets.STREAMLIT_EVENTS, assets.STREAMLIT_EVENTS_URL)
 ss = st.session_state
 
 

@@ -55,6 +55,9 @@ expressions on every rerun (190,000 events: 5 MB of HTML, about 100 ms a rerun).
 KEPT_FILES = 16
 KEPT_SECONDS = 3600
 """Published event files older than this, beyond the newest KEPT_FILES, are removed."""
+KEPT_BYTES = 256 * 2**20
+"""Published event files beyond this many bytes in all are removed, oldest first, whatever
+their age (Streamlit turns static serving off when its folder passes 1 GB)."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,11 @@ class Served:
 
     folder: Path
     url: str
+
+
+COLUMN_TYPES = {"lat": "<i4", "lon": "<i4", "kind": "<u2", "dead": "<u2", "day": "<i4",
+                "place": "<i4"}  # fmt: skip
+"""Each column's type in the page (the script's `decode` reads the same: Int32Array …)."""
 
 
 def payload(
@@ -82,10 +90,10 @@ def payload(
     chosen, lat, lon = chosen[order], lat[order], lon[order]
     found: dict[str, Any] = {
         "n": len(chosen),
-        "lat": deflated(np.diff(lat, prepend=0), "<i4"),
-        "lon": deflated(lon, "<i4"),
-        "kind": deflated(table.kind[chosen], "<u2"),
-        "dead": deflated(np.minimum(table.fatalities[chosen], 65535), "<u2"),
+        "lat": deflated(np.diff(lat, prepend=0), COLUMN_TYPES["lat"]),
+        "lon": deflated(lon, COLUMN_TYPES["lon"]),
+        "kind": deflated(table.kind[chosen], COLUMN_TYPES["kind"]),
+        "dead": deflated(np.minimum(table.fatalities[chosen], 65535), COLUMN_TYPES["dead"]),
         "kinds": table.kinds,
         "colours": [EVENT_COLOURS.get(name, OTHER_COLOUR) for name in table.kinds],
         "popups": not still,
@@ -93,8 +101,8 @@ def payload(
     if still:
         return found
     places_used, place_index = np.unique(table.place[chosen], return_inverse=True)
-    found["day"] = deflated(table.day[chosen], "<i4")
-    found["place"] = deflated(place_index, "<i4")
+    found["day"] = deflated(table.day[chosen], COLUMN_TYPES["day"])
+    found["place"] = deflated(place_index, COLUMN_TYPES["place"])
     found["places"] = [table.places[i] for i in places_used]
     if len(chosen) <= NOTES_LIMIT:
         events = picked(scenario.events, chosen.tolist())
@@ -116,10 +124,6 @@ def unpacked(data: dict[str, Any]) -> dict[str, npt.NDArray[Any]]:
     return found
 
 
-COLUMN_TYPES = {"lat": "<i4", "lon": "<i4", "kind": "<u2", "dead": "<u2", "day": "<i4",
-                "place": "<i4"}  # fmt: skip
-
-
 def layer_data(
     scenario: Scenario,
     chosen: npt.NDArray[np.intp],
@@ -132,36 +136,58 @@ def layer_data(
     if served is None or still or len(chosen) <= INLINE_LIMIT:
         return payload(scenario, chosen, still=still)
     digest = hashlib.blake2b(np.ascontiguousarray(chosen).tobytes(), digest_size=16).hexdigest()
-    url = _memo.derived(
-        scenario.events,
-        f"published-events:{digest}:{served}",
-        lambda: publish(payload(scenario, chosen), served),
-    )
-    if not (served.folder / url.rsplit("/", 1)[1]).is_file():  # (removed by another session)
-        url = publish(payload(scenario, chosen), served)
+    try:
+        url = _memo.derived(
+            scenario.events,
+            f"published-events:{digest}:{served}",
+            lambda: publish(payload(scenario, chosen), served),
+        )
+        if not _touched(served.folder / url.rsplit("/", 1)[1]):  # (pruned by another session)
+            url = publish(payload(scenario, chosen), served)
+    except OSError:  # (a full disk, a read-only install: the page carries them after all)
+        return payload(scenario, chosen)
     return {"url": url, "n": len(chosen)}
 
 
 def publish(data: dict[str, Any], served: Served) -> str:
     """Write the payload as a JSON file named by its content under the served folder (once);
-    return its URL. Old files go (see KEPT_SECONDS)."""
+    return its URL. Old files go (see KEPT_SECONDS, KEPT_BYTES)."""
     body = orjson.dumps(data)
     name = f"{hashlib.blake2b(body, digest_size=16).hexdigest()}.json"
     target = served.folder / name
-    if target.is_file():
-        os.utime(target)
-    else:
+    if not _touched(target):
         with atomic_path(target) as temporary:
             temporary.write_bytes(body)
-        _prune(served.folder)
+        _prune(served.folder, keep=target)
     return f"{served.url}/{name}"
 
 
-def _prune(folder: Path) -> None:
-    files = sorted(folder.glob("*.json"), key=lambda path: path.stat().st_mtime, reverse=True)
-    old = time.time() - KEPT_SECONDS
-    for path in files[KEPT_FILES:]:
-        if path.stat().st_mtime < old:
+def _touched(path: Path) -> bool:
+    """Mark a published file as still in use; False when it is not there (any more)."""
+    try:
+        os.utime(path)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _prune(folder: Path, *, keep: Path) -> None:
+    """Remove the published files beyond the newest KEPT_FILES that are older than an hour,
+    and the oldest while all of them weigh more than KEPT_BYTES (never `keep`). Other
+    writers' temporary files (hidden) are not looked at; a file gone meanwhile is skipped."""
+    found = []
+    for path in folder.glob("[0-9a-f]*.json"):
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            continue
+        found.append((info.st_mtime, info.st_size, path))
+    found.sort(reverse=True)  # newest first
+    old, total = time.time() - KEPT_SECONDS, 0
+    for number, (moment, size, path) in enumerate(found):
+        total += size
+        stale = number >= KEPT_FILES and moment < old
+        if path != keep and (stale or total > KEPT_BYTES):
             path.unlink(missing_ok=True)
 
 
@@ -210,7 +236,10 @@ class EventPoints(ScriptElement):
 _SCRIPT = """
 (function(map, group, given) {
   window.corridorWaits = (window.corridorWaits || 0) + 1;  // a picture waits for its events
-  function settled() {
+  var done = false;
+  function settled() {  // once, however the layer ends
+    if (done) { return; }
+    done = true;
     window.corridorWaits -= 1;
     window.dispatchEvent(new Event('corridor-settled'));
   }
@@ -320,19 +349,25 @@ _SCRIPT = """
     }
     map.on('moveend zoomend overlayadd overlayremove', draw);
     group.on('add', draw);  // the group may join the map after this (a picture's map never
-    map.whenReady(function() { draw(); settled(); });  // moves after: its only chance to draw)
+    map.whenReady(function() {  // moves after: its only chance to draw)
+      try { draw(); } finally { settled(); }
+    });
   }
   function failed(error) {
-    var note = L.control({position: 'bottomleft'});
-    note.onAdd = function() {
-      var box = L.DomUtil.create('div', 'corridor-card');
-      box.textContent = 'The ' + given.n + ' events could not be loaded (' + error.message
-        + '). Reload the page to try again.';
-      return box;
-    };
-    note.addTo(map);
-    map.getContainer().setAttribute('data-corridor-events-error', String(error.message));
-    settled();
+    try {
+      var note = L.control({position: 'bottomleft'});
+      note.onAdd = function() {
+        var box = L.DomUtil.create('div', 'corridor-card');
+        box.textContent = 'The ' + given.n + ' events could not be ' + (given.url
+          ? 'loaded (' + error.message + '). Reload the page to try again.'
+          : 'read (' + error.message + '): this browser may be too old for this map.');
+        return box;
+      };
+      note.addTo(map);
+      map.getContainer().setAttribute('data-corridor-events-error', String(error.message));
+    } finally {
+      settled();
+    }
   }
   var loaded = given.url ? fetch(given.url).then(function(response) {  // see INLINE_LIMIT
     if (!response.ok) { throw new Error(response.status + ' ' + response.statusText); }

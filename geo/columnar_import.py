@@ -30,7 +30,8 @@ from geo.errors import ProblemLog
 from geo.event_table import EventTable, from_cells
 
 ROWS_AT_ONCE = 65_536
-"""Rows split by the CSV reader before they are turned into columns (memory stays bounded)."""
+"""Rows split by the CSV reader before they are turned into columns (the rows as Python lists
+are never all held at once; the file's text and its columns are)."""
 
 
 @functools.cache

@@ -14,6 +14,7 @@ from shapely.geometry import LineString, MultiPolygon, Polygon
 
 from geo import mapview
 from geo.assets import make_tree_offline
+from geo.bulk import Served
 from geo.changes import Edit
 from geo.errors import Problem, ValidationError
 from geo.importing import slug
@@ -79,11 +80,15 @@ def drawing_map(
     view: MapView,
     *,
     asset_url: str | None = None,
+    served: Served | None = None,
     shapes: Sequence[str] = SHAPES,
     height: str = "100%",
 ) -> folium.Map:
-    """The scenario's map (geo.mapview.build_map) with a drawing toolbar; nothing from a CDN."""
-    folium_map = mapview.build_map(scenario, view, height=height, asset_url=asset_url)
+    """The scenario's map (geo.mapview.build_map) with a drawing toolbar; nothing from a CDN
+    (many events from a file published beside it when `served`)."""
+    folium_map = mapview.build_map(
+        scenario, view, height=height, asset_url=asset_url, served=served
+    )
     add_draw_control(folium_map, shapes=shapes, asset_url=asset_url)
     return folium_map
 

@@ -72,8 +72,8 @@ class Browser:
         self, html: str, viewport: dict[str, int], scale: float, take: Callable[..., T]
     ) -> T:
         page = self._page(scale)
-        # Chromium reads the page from a private file: handing a large page (5 MB at 100,000
-        # events) through Playwright's set_content costs a third of a second more.
+        # Chromium reads the page from a private file: handing a large page (several MB at
+        # many events) through Playwright's set_content costs a third of a second more.
         folder = tempfile.TemporaryDirectory(prefix="corridor-snapshot-")
         try:
             page_file = Path(folder.name) / "snapshot.html"

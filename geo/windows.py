@@ -62,8 +62,11 @@ def rows_in(
         raise WorkspaceError(f"{workspace.path}: expected {expected}, got {layer!r}")
     if not workspace.exists() or layer not in layer_names(workspace.path):
         names = list(dict.fromkeys([*(columns or FIELDS[layer]), field]))
-        return _typed(gpd.GeoDataFrame(columns=[*names, "geometry"], geometry="geometry",
-                                       crs=CRS), layer, start, end, columns)  # fmt: skip
+        empty: pd.DataFrame = gpd.GeoDataFrame(columns=[*names, "geometry"], geometry="geometry",
+                                               crs=CRS)  # fmt: skip
+        if not geometry:
+            empty = pd.DataFrame(empty.drop(columns="geometry"))
+        return _typed(empty, layer, start, end, columns)
     quoted = scenario_id.replace("'", "''")
     where = [f"{SCENARIO_ID} = '{quoted}'"]
     low, high = _bounds(layer, start, end)

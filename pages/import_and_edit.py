@@ -18,7 +18,7 @@ from geo.safe_html import markdown_literal
 from geo.scenario import iso_local
 from geo.settings import Settings
 from geo.workspace import Workspace
-from pages.shared.session import published_assets, save, who
+from pages.shared.session import SERVED_EVENTS, published_assets, save, who
 
 SETTINGS = Settings.from_environment()
 GUESS = "(guess from the file)"
@@ -184,7 +184,9 @@ def draw_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
     st.caption("Use the toolbar on the map's left: a polygon or rectangle becomes a control "
                "zone, a line a convoy's route leg. Then fill in its facts and save.")  # fmt: skip
     view = MapView(at=timeline.opening_step(scenario))
-    folium_map = drawing.drawing_map(scenario, view, asset_url=published_assets())
+    folium_map = drawing.drawing_map(
+        scenario, view, asset_url=published_assets(), served=SERVED_EVENTS
+    )
     returned = st_folium(folium_map, key="draw_map", height=480, width=None,
                          returned_objects=["last_active_drawing"])  # fmt: skip
     feature = (returned or {}).get("last_active_drawing")

@@ -382,3 +382,30 @@ def test_a_click_on_a_cluster_zooms_to_its_events(
         arg=clusters,
     )
     assert offline_page.errors == []
+
+
+def test_published_event_files_stay_within_their_byte_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bulk, "KEPT_BYTES", 2_500)
+    served = bulk.Served(tmp_path, "events")
+    writing = tmp_path / ".abc.tmp.json"  # another session's file being written
+    writing.write_text("{}")
+    for i in range(10):
+        newest = bulk.publish({"n": i, "pad": "x" * 1_000}, served)
+    left = sorted(path.name for path in tmp_path.glob("[0-9a-f]*.json"))
+    assert newest.rsplit("/", 1)[1] in left
+    assert 1 <= len(left) <= 2  # whatever their age
+    assert writing.is_file()
+
+
+def test_a_map_that_cannot_publish_carries_its_events(
+    big: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bulk, "INLINE_LIMIT", 1_000)
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    chosen = event_columns.selection(big, big.end, days=None, types=None)
+    data = bulk.layer_data(big, chosen, served=bulk.Served(blocked / "events", "events"))
+    assert "url" not in data
+    assert data["n"] == len(chosen)

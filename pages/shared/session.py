@@ -6,7 +6,7 @@ import uuid
 
 import streamlit as st
 
-from geo import assets, changes
+from geo import assets, bulk, changes
 from geo.errors import CorridorError, ValidationError
 from geo.workspace import Workspace
 
@@ -16,6 +16,10 @@ def published_assets() -> str:
     """Leaflet, plugins and the base map copied once into Streamlit's static folder."""
     assets.publish(assets.STREAMLIT_STATIC)
     return assets.STREAMLIT_URL
+
+
+SERVED_EVENTS = bulk.Served(assets.STREAMLIT_EVENTS, assets.STREAMLIT_EVENTS_URL)
+"""Where a page's map publishes more events than its HTML should carry (geo.bulk)."""
 
 
 def who(page: str) -> str:
