@@ -135,6 +135,15 @@ def test_reports_after_the_moment_are_ignored(shipped: Scenario, track: list[Pos
     assert state(shipped, track, at) == state(shipped, [p for p in track if p.time <= at], at)
 
 
+@pytest.mark.parametrize("at", [utc(12, 27), utc(12, 40), utc(13, 6), utc(13, 19), utc(14, 10)])
+def test_reports_in_any_order_give_the_same_state(
+    shipped: Scenario, track: list[Position], at: datetime
+) -> None:
+    shuffled = track[1::2] + track[::-2]  # every report, out of order
+    assert sorted(shuffled, key=lambda p: p.time) == sorted(track, key=lambda p: p.time)
+    assert state(shipped, shuffled, at) == state(shipped, track, at)
+
+
 def test_every_convoy_has_a_state(shipped: Scenario, track: list[Position]) -> None:
     states = track_states(shipped, track, utc(12, 40))
     assert list(states) == [convoy.id for convoy in shipped.convoys]
