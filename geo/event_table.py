@@ -14,7 +14,7 @@ import shapely
 
 from geo import _fields as f
 from geo import _schema as s
-from geo.records import Event
+from geo.records import Event, from_checked_columns
 
 SCHEMA = pa.schema(
     [
@@ -194,16 +194,7 @@ def _events(rows: pa.Table) -> list[Event]:
     the frozen dataclass's per-field guard (a million took 8.9 s through `Event(...)`)."""
     columns = rows.to_pydict()
     columns["source"] = [tuple(items) for items in columns["source"]]
-    names = list(columns)
-    made = []
-    for values in zip(*columns.values(), strict=True):
-        event = _NEW(Event)
-        event.__dict__.update(zip(names, values, strict=True))
-        made.append(event)
-    return made
-
-
-_NEW = object.__new__
+    return from_checked_columns(Event, list(columns), columns.values())
 
 
 def checked(

@@ -4,10 +4,11 @@ convoys' position reports."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from enum import StrEnum
+from typing import Any, TypeVar
 
 from shapely.geometry import LineString, MultiPolygon, Polygon
 
@@ -309,3 +310,21 @@ class Position:
     def __post_init__(self) -> None:
         if self.time.utcoffset() is None:
             raise ValueError(f"a position's time needs a UTC offset, got {self.time!r}")
+
+
+R = TypeVar("R")
+
+
+def from_checked_columns(kind: type[R], names: Sequence[str], columns: Iterable[Any]) -> list[R]:
+    """Records of `kind` (a frozen dataclass) from columns of values already checked, one row
+    each, their fields set as the dataclass sets them but without its per-field guard and
+    `__post_init__` (a million events took 8.9 s through `Event(...)`, positions 2.4 s)."""
+    made = []
+    for values in zip(*columns, strict=True):
+        record = _NEW(kind)
+        record.__dict__.update(zip(names, values, strict=True))
+        made.append(record)
+    return made
+
+
+_NEW = object.__new__

@@ -256,6 +256,14 @@ def workspace_of(folder: Path, scenario: Scenario) -> Workspace:
     return found
 
 
+@pytest.fixture
+def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A dashboard page of the default size (modules that need another size or the blocked
+    requests define their own)."""
+    with dashboard_page(browser, request) as opened:
+        yield opened
+
+
 def shipped_workspace_in(folder: Path) -> Path:
     """A workspace holding the shipped scenario, in `folder`."""
     from geo.settings import Settings

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from conftest import dashboard_page, shipped_workspace_in, streamlit_app
-from playwright.sync_api import Browser, Page
+from conftest import shipped_workspace_in, streamlit_app
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page
 from test_browser import MAP_FRAME, url_param, wait_until
 
 pytestmark = pytest.mark.browser
@@ -20,12 +20,6 @@ SIDEBAR = "[data-testid='stSidebar']"
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with streamlit_app(shipped_workspace_in(tmp_path_factory.mktemp("arabic"))) as url:
         yield url
-
-
-@pytest.fixture
-def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
-    with dashboard_page(browser, request, width=1400, height=900) as opened:
-        yield opened
 
 
 def sidebar_direction(page: Page) -> str:

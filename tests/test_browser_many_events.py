@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from conftest import dashboard_page, streamlit_app
-from playwright.sync_api import Browser, Page, Response
+from conftest import streamlit_app
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page, Response
 from test_browser import MAP_FRAME, url_param, wait_until
 
 from geo import bulk, mapview, synthetic
@@ -34,12 +34,6 @@ def server(scenario: Scenario, tmp_path_factory: pytest.TempPathFactory) -> Iter
     Workspace(path).save(scenario)
     with streamlit_app(path) as url:
         yield url
-
-
-@pytest.fixture
-def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
-    with dashboard_page(browser, request, width=1400, height=900) as opened:
-        yield opened
 
 
 def events_drawn(page: Page) -> int:
