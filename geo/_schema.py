@@ -429,13 +429,6 @@ def cells_kept() -> Iterator[None]:
         _MADE.reset(token)
 
 
-def keep_cells(record: Record, cells: dict[str, Any]) -> None:
-    """Within `cells_kept`, take `cells` as the record's (made another way: a table's rows)."""
-    kept = _MADE.get()
-    if kept is not None:
-        kept[id(record)] = (record, cells)
-
-
 _CELL_KEYS: dict[Kind, list[tuple[str, str]]] = {}
 _AS_THEY_ARE = frozenset({str, int, float, type(None)})
 """Cell values kept as they are, tested first by their exact type (most cells are these)."""

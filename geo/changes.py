@@ -10,22 +10,25 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast, overload
 
 import orjson
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 from shapely.geometry import mapping, shape
 from shapely.geometry.base import BaseGeometry
 
+from geo import _fields as f
 from geo import _schema as s
 from geo._atomic import write_text
 from geo._collector import pausing
 from geo._fields import Spot
 from geo.builder import assemble, meta_fields
 from geo.errors import CorridorError, Problem, ProblemLog, ValidationError, WorkspaceError
-from geo.event_table import EventTable
+from geo.event_table import EventTable, cells_json
 from geo.records import Scenario
-from geo.scenario import read_scenario, write_scenario
+from geo.scenario import append_events, read_scenario, write_scenario
 from geo.workspace import LAYERS, Workspace
 
 CHANGES_LAYER = "changes"
@@ -81,7 +84,8 @@ def commit(
     who: str,
     note: str = "",
     undoes: str = "",
-) -> list[Change]:
+    added: EventTable | None = None,
+) -> Sequence[Change]:
     """Apply edits to the workspace's current scenario in one transaction, and log them.
 
     The scenario is read and the edits checked without the workspace's lock, which is taken
@@ -89,6 +93,10 @@ def commit(
     saved, so its edits are kept and other editors are not locked out while a large import is
     checked. Every rule of a scenario file applies; on any problem ValidationError
     lists them all and nothing is written.
+
+    `added`: new events as a table, already checked (an import's), put after the edits'
+    records; only their ids and references are checked again, and each is logged as an add,
+    from the columns (a million events are not made into records, edits and changes one by one).
     """
     for attempt in range(OPTIMISTIC_TRIES + 1):
         last = attempt == OPTIMISTIC_TRIES  # the last try holds the lock from read to write
@@ -97,28 +105,36 @@ def commit(
             current = workspace.load(scenario_id)
             subject = f"{workspace.path} (scenario {scenario_id!r})"
             edited = _edited(current, edits, subject=subject)
+            if added is not None and len(added):
+                edited = _with_added(edited, added, subject=subject)
             stamp = _Stamp(uuid.uuid4().hex[:12], datetime.now(UTC).replace(microsecond=0),
                            who, scenario_id, note, undoes)  # fmt: skip
-            changes = _differences(edited, edits, stamp)
+            made = _differences(edited, edits, stamp)
+            log, changes = [_frame(made)], cast(Sequence[Change], made)
+            if edited.added is not None:
+                log.append(_added_log(edited.added, stamp))
+                changes = _Logged(made, edited.added, stamp)
             if not changes:
                 return changes
             if last:
-                _write(workspace, edited, changes, version)
+                _write(workspace, edited, log, version)
                 return changes
         with workspace.transaction():
             if workspace.version() == version:  # else saved by someone else meanwhile: again
-                _write(workspace, edited, changes, version)
+                _write(workspace, edited, log, version)
                 return changes
     raise AssertionError("unreachable: the last try returns")
 
 
-def _write(workspace: Workspace, edited: _Edited, changes: list[Change], version: Any) -> None:
-    log = {CHANGES_LAYER: _frame(changes)}
+def _write(workspace: Workspace, edited: _Edited, frames: list[pd.DataFrame], version: Any) -> None:
+    frames = [frame for frame in frames if len(frame)] or frames[:1]
+    log = {CHANGES_LAYER: pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]}
     if edited.whole:
         workspace.save(edited.scenario, append=log)
     else:
         workspace.write_records(edited.scenario, edited.put(), edited.dropped(), append=log)
-    _dump(workspace, edited.scenario, edited.layers(), written_over=version)
+    appended = edited.added if not edited.after.get(s.EVENTS.name) else None
+    _dump(workspace, edited.scenario, edited.layers(), written_over=version, appended=appended)
 
 
 OPTIMISTIC_TRIES = 3
@@ -150,7 +166,7 @@ def undoable(workspace: Workspace, scenario_id: str, *, who: str | None = None) 
     return []
 
 
-def undo(workspace: Workspace, scenario_id: str, *, who: str) -> list[Change]:
+def undo(workspace: Workspace, scenario_id: str, *, who: str) -> Sequence[Change]:
     """Undo the last batch of changes (by `who`), as a new logged batch that restores it.
 
     Refused, with the reason, when a record it touched has changed since.
@@ -250,13 +266,19 @@ class _Edited:
     after: dict[str, dict[str, Any]]
     whole: bool = False
     """Rebuilt and to be written whole (a record others may refer to was deleted)."""
+    added: EventTable | None = None
+    """New events given as a table (`commit`'s `added`): the scenario's last events."""
 
-    def put(self) -> dict[str, list[Any]]:
+    def put(self) -> dict[str, Sequence[Any]]:
         """The records to write, by layer: added and updated ones."""
-        return {
+        put: dict[str, Sequence[Any]] = {
             layer: [record for record in rows.values() if record is not None]
             for layer, rows in self.after.items()
         }
+        if self.added is not None:
+            events = EventTable.from_records(put.get(s.EVENTS.name, []))
+            put[s.EVENTS.name] = events.appended(self.added)
+        return put
 
     def dropped(self) -> dict[str, set[str]]:
         """The ids to remove first, by layer: updated and deleted records."""
@@ -266,7 +288,8 @@ class _Edited:
         }
 
     def layers(self) -> set[str]:
-        return {layer for layer, rows in self.after.items() if rows}
+        touched = {layer for layer, rows in self.after.items() if rows}
+        return touched | ({s.EVENTS.name} if self.added is not None else set())
 
     def rows(self, records: dict[str, dict[str, Any]]) -> dict[str, dict[Any, dict[str, Any]]]:
         """The cells of these records, by layer and id."""
@@ -370,6 +393,49 @@ def _built(
         added = [record for rid, record in after[name].items() if rid not in by_id]
         layers[name] = tuple(record for record in (*kept, *added) if record is not None)
     return _Edited(replace(current, **layers), before, after)
+
+
+def _with_added(edited: _Edited, added: EventTable, *, subject: str) -> _Edited:
+    """The edited scenario with new events after its own: their ids must not be taken and
+    what they refer to must exist now (the rest was checked when their file was read)."""
+    scenario = edited.scenario
+    events = scenario.events
+    if not isinstance(events, EventTable):
+        events = EventTable.from_records(events)
+    log = ProblemLog()
+    ids = added.column("id")
+    counts = pc.value_counts(ids)
+    twice = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
+    taken = pc.filter(ids, pc.is_in(ids, value_set=events.column("id")))
+    for rid in [*taken.to_pylist(), *twice.to_pylist()]:
+        log.error(f"edit of {s.EVENTS.name}", f"id {rid!r}", "id", "an id not used yet", rid)
+    known = s.Known(
+        sources={source.id for source in scenario.sources},
+        places={place.id for place in scenario.places},
+        convoys={convoy.id for convoy in scenario.convoys},
+    )
+    _recheck_table(added, known, log)
+    log.raise_if_errors(subject)
+    return replace(edited, scenario=replace(scenario, events=events.appended(added)), added=added)
+
+
+def _recheck_table(events: EventTable, known: s.Known, log: ProblemLog) -> None:
+    """`_schema.recheck` for events given as a table: each value of each reference field
+    checked once against the ids known now; each event citing a refused one is logged."""
+    for spec in s.EVENTS.fields(known):
+        if not isinstance(spec.parse, f.Reference):
+            continue
+        column = events.cell_column(spec.name)
+        for value in pc.unique(column).to_pylist():
+            if value in (None, ""):
+                continue
+            try:
+                spec.parse(value)
+            except f.FieldError as error:
+                citing = pc.filter(events.column("id"), pc.equal(column, value))
+                for rid in citing.to_pylist():
+                    where = f"id {rid!r}"
+                    log.error(f"edit of {s.EVENTS.name}", where, spec.name, str(error), value)
 
 
 def _whole(current: Scenario, edits: Sequence[Edit], *, subject: str) -> _Edited:
@@ -501,20 +567,26 @@ def _dump(
     layers: set[str] | None = None,
     *,
     written_over: Any = None,
+    appended: EventTable | None = None,
 ) -> None:
     """Keep the scenario's new state as a folder too: the way back if the file is ever lost.
 
     Only the files of the `layers` changed are written again, when the folder is known to hold
     the state this write started from (`written_over`, the workspace's version then, is what
     the last dump recorded); otherwise, after a save that wrote no dump or a dump that failed,
-    every file is written.
+    every file is written. `appended`: the scenario's last events, new, with no other event
+    changed: added to the folder's events.csv rather than it written again.
     """
     folder = dump_folder(workspace, scenario.id)
     marker = folder / DUMPED_VERSION
     try:
         known = marker.read_text(encoding="utf-8") if marker.is_file() else None
         current = layers is not None and known == repr(written_over)
-        write_scenario(scenario, folder, kinds=layers if current else None)
+        if current and appended is not None and layers is not None:
+            write_scenario(scenario, folder, kinds=layers - {s.EVENTS.name})
+            append_events(scenario, appended, folder)
+        else:
+            write_scenario(scenario, folder, kinds=layers if current else None)
         write_text(marker, repr(workspace.version()))
     except OSError as error:
         raise WorkspaceError(
@@ -599,6 +671,50 @@ is not finite stays as it is, as the JSON round trip of other values leaves it).
 
 COLUMNS = ("batch", "at", "who", "scenario_id", "action", "layer", "record_id", "field", "old",
            "new", "note", "undoes")  # fmt: skip
+
+
+def _added_log(added: EventTable, stamp: _Stamp) -> pd.DataFrame:
+    """New events' log rows, an add each with the whole event as its new value (its cells, as
+    `_cells` makes them from an Event), as `_frame` makes them, built a column at a time (a
+    million: 15 s one row at a time)."""
+    size = len(added)
+    constants = {"batch": stamp.batch, "who": stamp.who, "scenario_id": stamp.scenario_id,
+                 "action": "add", "layer": s.EVENTS.name, "field": "", "old": "",
+                 "note": stamp.note, "undoes": stamp.undoes}  # fmt: skip
+    columns = {
+        name: pa.repeat(pa.scalar(value, pa.string()), size) for name, value in constants.items()
+    }
+    columns["at"] = pa.repeat(pa.scalar(stamp.at, pa.timestamp("ms", tz="UTC")), size)
+    columns["record_id"], columns["new"] = added.column("id"), cells_json(added, _text)
+    frame: pd.DataFrame = pa.table({name: columns[name] for name in COLUMNS}).to_pandas()
+    return frame
+
+
+class _Logged(Sequence[Change]):
+    """A commit's changes: those of its edits, then those that logged new events given as a
+    table (each made when asked for)."""
+
+    def __init__(self, made: list[Change], added: EventTable, stamp: _Stamp) -> None:
+        self._made, self._added, self._stamp = made, added, stamp
+
+    def __len__(self) -> int:
+        return len(self._made) + len(self._added)
+
+    @overload
+    def __getitem__(self, index: int) -> Change: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Change]: ...
+
+    def __getitem__(self, index: int | slice) -> Change | list[Change]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        index = range(len(self))[index]  # (IndexError when out of range)
+        if index < len(self._made):
+            return self._made[index]
+        event = self._added[index - len(self._made)]
+        edit = Edit("add", s.EVENTS.name, event.id)
+        return self._stamp.change(edit, "", None, _cells(event, s.EVENTS))
 
 
 def _frame(changes: list[Change]) -> pd.DataFrame:

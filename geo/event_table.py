@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 import shapely
@@ -101,6 +102,10 @@ class EventTable(Sequence[Event]):
         taken = np.concatenate([rows[rows >= 0], np.array(added, dtype=np.int64)])
         both = pa.concat_tables([self._table, fresh._table])
         return EventTable(both.take(pa.array(taken, pa.int64())))
+
+    def appended(self, other: EventTable) -> EventTable:
+        """This table with `other`'s events after its own (an import's new events)."""
+        return EventTable(pa.concat_tables([self._table, other._table]))
 
     @classmethod
     def from_columns(cls, columns: Mapping[str, Any]) -> EventTable:
@@ -331,3 +336,64 @@ def _parsed(spec: f.Field, column: pa.Array, kind: pa.DataType) -> pa.Array | No
         return column  # (every value unique and kept as it was: ids, notes)
     where = pc.index_in(column, value_set=distinct, skip_nulls=False)
     return pa.concat_arrays(made or [pa.array([], kind)]).take(where)
+
+
+def cells_json(events: EventTable, text: Callable[[dict[str, Any]], str]) -> pa.Array:
+    """Each event's cells (`EventTable.cells`) as JSON text, as `text` writes a row (orjson's:
+    text escaped only where JSON must, floats as Python writes them), made a column at a time;
+    the rows holding a value that Arrow writes another way (a control character, a float that
+    is tiny or huge, or not a number) are given to `text`."""
+    parts: list[Any] = []
+    odd = np.zeros(len(events), dtype=bool)
+    for number, name in enumerate(s.field_names(s.EVENTS)):
+        written, unusual = _json_column(events.cell_column(name))
+        parts += [("{" if number == 0 else ",") + f'"{name}":', written]
+        odd |= unusual
+    joined = pc.binary_join_element_wise(*parts, "}", "")
+    if odd.any():
+        rows = np.flatnonzero(odd)
+        made = [text(row) for row in EventTable(events.table.take(pa.array(rows))).cells()]
+        joined = pc.replace_with_mask(joined, pa.array(odd), pa.array(made, pa.string()))
+    return joined
+
+
+def _json_column(column: pa.Array) -> tuple[pa.Array, npt.NDArray[np.bool_]]:
+    """A column's values as JSON text, and which rows Arrow would write otherwise."""
+    kind, size = column.type, len(column)
+    unusual = np.zeros(size, dtype=bool)
+    if pa.types.is_string(kind):
+        text = np.frombuffer(column.buffers()[2] or b"", dtype=np.uint8)  # (every row's bytes)
+        if (text < 0x20).any():
+            unusual = _true(pc.match_substring_regex(column, r"[\x00-\x1f]"))
+        if ((text == ord('"')) | (text == ord("\\"))).any():
+            column = pc.replace_substring(column, "\\", "\\\\")
+            column = pc.replace_substring(column, '"', '\\"')
+        written = pc.binary_join_element_wise('"', column, '"', "")
+    elif pa.types.is_date32(kind):
+        written = pc.binary_join_element_wise('"', pc.cast(column, pa.string()), '"', "")
+    elif pa.types.is_integer(kind):
+        written = pc.cast(column, pa.string())
+    elif pa.types.is_floating(kind):
+        magnitude = pc.abs(column)
+        whole = pc.equal(pc.floor(column), column)
+        written = pc.cast(column, pa.string())
+        if _true(whole).any():  # (Arrow writes 33.0 as '33')
+            written = pc.if_else(whole, pc.binary_join_element_wise(written, ".0", ""), written)
+        usual = pc.and_(
+            pc.is_finite(column),
+            pc.or_(
+                pc.equal(column, 0),
+                pc.and_(pc.greater_equal(magnitude, 1e-4), pc.less(magnitude, 1e9)),
+            ),
+        )
+        unusual = ~_true(usual) & _true(pc.is_valid(column))
+    else:
+        return pa.repeat(pa.scalar("", pa.string()), size), np.ones(size, dtype=bool)
+    return (
+        pc.if_else(pc.is_null(column), "null", written) if column.null_count else written
+    ), unusual
+
+
+def _true(mask: pa.Array) -> npt.NDArray[np.bool_]:
+    """A boolean column as numpy, nulls as False."""
+    return np.asarray(mask.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)

@@ -261,7 +261,7 @@ def _read_rows(
 @pausing
 def commit_import(
     workspace: Workspace, scenario_id: str, prepared: Prepared, *, who: str
-) -> list[changes.Change]:
+) -> Sequence[changes.Change]:
     """Add a prepared file's valid records to the workspace in one logged transaction."""
     with s.cells_kept():
         return _commit_import(workspace, scenario_id, prepared, who=who)
@@ -269,15 +269,16 @@ def commit_import(
 
 def _commit_import(
     workspace: Workspace, scenario_id: str, prepared: Prepared, *, who: str
-) -> list[changes.Change]:
+) -> Sequence[changes.Change]:
     edits = []
+    added = None
     for name in ("sources", *ORDER):
         kind = s.SOURCES if name == "sources" else KINDS[name]
         records = prepared.records.get(name, [])
-        made = records.cells() if isinstance(records, EventTable) else None
-        for number, record in enumerate(records):
-            if made is not None:  # (cells from the columns, kept for the commit's other uses)
-                s.keep_cells(record, made[number])
+        if isinstance(records, EventTable):  # (added as columns, logged from them)
+            added = records
+            continue
+        for record in records:
             cells = s.to_cells(record, kind)
             if kind.geometry:
                 cells["geometry"] = record.geometry
@@ -286,7 +287,7 @@ def _commit_import(
         cells = {k: v for k, v in s.to_cells(event, s.EVENTS).items() if k != "id"}
         edits.append(Edit("update", "events", event.id, cells))
     note = f"import of {prepared.file} ({prepared.accepted} records)"
-    return changes.commit(workspace, scenario_id, edits, who=who, note=note)
+    return changes.commit(workspace, scenario_id, edits, who=who, note=note, added=added)
 
 
 # --- a newer export of the same events ----------------------------------------------------
@@ -336,8 +337,10 @@ def _warn_vanished(
     """Events of the scenario that a newer export of the same countries and dates no longer
     has (ACLED deletes some on review): named in a warning, and kept. `parts`: the file's
     new, revised and unchanged events."""
+    if not scenario.events:
+        return
     present = [row for part in parts for row in _ids_countries_days(part)]
-    if not present or not scenario.events:
+    if not present:
         return
     ids = {rid for rid, _, _ in present}
     countries = {country for _, country, _ in present}

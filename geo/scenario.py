@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+import shutil
 import tomllib
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
@@ -12,12 +14,14 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import tomli_w
 
 from geo import _fields as f
 from geo import _schema as s
-from geo._atomic import write_files
+from geo._atomic import atomic_path, write_files
 from geo._fields import Spot
 from geo._geojson import feature, feature_collection, read_features
 from geo._spreadsheet import RISKY_FIRST, inert, restored
@@ -185,6 +189,33 @@ def write_scenario(
     return folder
 
 
+def append_events(scenario: Scenario, added: EventTable, folder: Path | str) -> None:
+    """Add a scenario's new events (the last of its events) to the folder's events.csv, in a
+    copy swapped in whole: an import's new events do not write a million others again. The
+    whole file is written when it is missing or has another header."""
+    target = Path(folder) / OPTIONAL_CSV_FILES[s.EVENTS]
+    header = ",".join(s.field_names(s.EVENTS)) + "\n"
+    if not _starts_with(target, header):
+        write_scenario(scenario, folder, kinds={s.EVENTS.name})
+        return
+    with atomic_path(target) as temporary:
+        shutil.copyfile(target, temporary)
+        with temporary.open("a+b") as out:
+            out.seek(-1, io.SEEK_END)
+            ended = out.read(1) == b"\n"
+        with temporary.open("a", encoding="utf-8", newline="") as out:
+            out.write("" if ended else "\n")
+            csv.writer(out, lineterminator="\n").writerows(_event_rows(added, scenario.timezone))
+
+
+def _starts_with(path: Path, text: str) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(text.encode("utf-8"))) == text.encode("utf-8")
+    except FileNotFoundError:
+        return False
+
+
 def _local(value: object, zone: str) -> object:
     if isinstance(value, datetime):
         return iso_local(value, zone)
@@ -239,10 +270,15 @@ def _event_rows(events: EventTable, zone: str) -> Iterator[tuple[Any, ...]]:
     for name in s.field_names(s.EVENTS):
         column = events.cell_column(name)
         values = column.to_pylist()
-        if pa.types.is_string(column.type):
-            values = [_csv_cell(value, zone) for value in values]
+        if pa.types.is_string(column.type):  # (only the text `inert` changes goes through it)
+            risky = pc.match_substring_regex(column, _RISKY_START).fill_null(False)
+            for row in np.flatnonzero(risky.to_numpy(zero_copy_only=False)).tolist():
+                values[row] = _csv_cell(values[row], zone)
         columns.append(values)
     return zip(*columns, strict=True)
+
+
+_RISKY_START = "^[" + re.escape("".join(sorted(RISKY_FIRST))) + "]"
 
 
 def _csv_cell(value: object, zone: str) -> object:

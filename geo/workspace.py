@@ -10,7 +10,7 @@ import shutil
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -71,6 +71,10 @@ LOCK_SECONDS = 15.0
 
 
 T = TypeVar("T")
+REWRITE_AT = 50_000
+"""Rows added to a layer at once from which the layer is written anew, when they outnumber
+the rows it holds and none was removed (an R-tree filled row by row cost a million events
+25 s; GDAL builds a new layer's at once)."""
 READ_TRIES = 3
 """Reads of a workspace that failed while it was being written, tried in all."""
 
@@ -266,7 +270,7 @@ class Workspace:
     def write_records(
         self,
         scenario: Scenario,
-        put: dict[str, list[Any]],
+        put: Mapping[str, Sequence[Any]],
         drop: dict[str, set[str]],
         *,
         append: dict[str, pd.DataFrame] | None = None,
@@ -290,14 +294,21 @@ class Workspace:
                 for layer in LAYERS:
                     name = layer.kind.name
                     if put.get(name):
-                        frame = _frame(tuple(put[name]), layer, scenario.id)
-                        frame = _ordered(frame, fields[name])
+                        records = put[name]
                         days = _day_columns(layer.kind)
                         arrow = not days or _days_kept_as_text(temporary, name, days)
-                        if arrow and days:
-                            frame = _days_as_text(frame, days)
-                        _write(frame, temporary, name, layer.geometry_type, append=True,
-                               arrow=arrow)  # fmt: skip
+                        if isinstance(records, EventTable):
+                            frame = _event_frame(records, scenario.id, for_arrow=arrow)
+                        else:
+                            frame = _frame(tuple(records), layer, scenario.id)
+                            frame = _days_as_text(frame, days) if arrow and days else frame
+                        frame = _ordered(frame, fields[name])
+                        if name not in places and _outnumbering(temporary, name, len(frame)):
+                            frame = _concat(_kept_rows(temporary, name, frame), frame)
+                            _write(frame, temporary, name, layer.geometry_type, arrow=arrow)
+                        else:
+                            _write(frame, temporary, name, layer.geometry_type, append=True,
+                                   arrow=arrow)  # fmt: skip
                 _put_back(temporary, scenario.id, places)
                 for name, rows in append.items():
                     rows = _ordered(rows, fields[name]) if name in fields else rows
@@ -308,7 +319,10 @@ class Workspace:
                 self._remember(scenario, written, scenario.id)
 
     def _fields(
-        self, present: set[str], put: dict[str, list[Any]], append: dict[str, pd.DataFrame]
+        self,
+        present: set[str],
+        put: Mapping[str, Sequence[Any]],
+        append: dict[str, pd.DataFrame],
     ) -> dict[str, list[str]] | None:
         """The fields of each existing layer to add to, in the file's order (pyogrio appends
         by position, not by name); None when a layer is missing or lacks a field of today's
@@ -458,9 +472,13 @@ def _frame(records: Sequence[Any], layer: Layer, scenario_id: str) -> pd.DataFra
     return spatial
 
 
-def _event_frame(events: EventTable, scenario_id: str) -> pd.DataFrame:
+def _event_frame(events: EventTable, scenario_id: str, *, for_arrow: bool = False) -> pd.DataFrame:
     """The events layer's rows taken from the table's columns, as `_frame` makes them from
-    records (sources joined by ';', days as dates, missing precisions None)."""
+    records (sources joined by ';', days as dates, missing precisions None); `for_arrow`: kept
+    in Arrow's types, days as ISO text, as `_write` hands them to GDAL (a million events made
+    into Python values cost 5 s)."""
+    if for_arrow:
+        return _arrow_event_frame(events, scenario_id)
     columns: dict[str, Any] = {SCENARIO_ID: [scenario_id] * len(events)}
     for name in event_table.SCHEMA.names:
         column = events.cell_column(name)
@@ -472,6 +490,20 @@ def _event_frame(events: EventTable, scenario_id: str) -> pd.DataFrame:
     frame = _typed(pd.DataFrame(columns, columns=names), set())
     points = shapely.points(columns["longitude"].to_numpy(), columns["latitude"].to_numpy())
     spatial: pd.DataFrame = gpd.GeoDataFrame(frame, geometry=gpd.GeoSeries(points, crs=CRS))
+    return spatial
+
+
+def _arrow_event_frame(events: EventTable, scenario_id: str) -> pd.DataFrame:
+    columns = {
+        SCENARIO_ID: pyarrow.repeat(pyarrow.scalar(scenario_id, pyarrow.string()), len(events))
+    }
+    for name in s.field_names(s.EVENTS):
+        column = events.cell_column(name)
+        columns[name] = pc.cast(column, pyarrow.string()) if name == "date" else column
+    frame = pyarrow.table(columns).to_pandas(types_mapper={pyarrow.int64(): pd.Int64Dtype()}.get)
+    latitudes, longitudes = (events.column(name).to_numpy() for name in ("latitude", "longitude"))
+    points = gpd.GeoSeries(shapely.points(longitudes, latitudes), crs=CRS)
+    spatial: pd.DataFrame = gpd.GeoDataFrame(frame, geometry=points, crs=CRS)
     return spatial
 
 
@@ -564,7 +596,28 @@ def _write(
         raise WorkspaceError(f"{path}: cannot write layer {layer!r} ({error})") from error
 
 
-def _as_stored(put: dict[str, list[Any]]) -> bool:
+def _outnumbering(path: Path, layer: str, added: int) -> bool:
+    """Whether rows added to a layer are many and more than those it holds (see REWRITE_AT)."""
+    if added < REWRITE_AT:
+        return False
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        held = db.execute(f'SELECT count(*) FROM "{layer}"').fetchone()[0]
+    return bool(held < added)
+
+
+def _kept_rows(path: Path, layer: str, like: pd.DataFrame) -> pd.DataFrame:
+    """A layer's rows (every scenario's), in their order, typed as `like` to be written with it."""
+    kept = pyogrio.read_dataframe(path, layer=layer, use_arrow=True)
+    if isinstance(kept, gpd.GeoDataFrame) and kept.geometry.name != "geometry":
+        kept = kept.rename_geometry("geometry")
+    for column in like.columns:
+        if column != "geometry" and kept[column].dtype != like[column].dtype:
+            kept[column] = kept[column].astype(object).where(kept[column].notna(), None)
+    rows: pd.DataFrame = kept[list(like.columns)]
+    return rows
+
+
+def _as_stored(put: Mapping[str, Sequence[Any]]) -> bool:
     """Whether the records put hold their times as the file does (to the millisecond)."""
     for layer in LAYERS:
         moments = [spec.key for spec in layer.kind.fields(s.Known()) if spec.parse is f.moment]

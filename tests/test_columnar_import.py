@@ -221,3 +221,34 @@ def test_two_columns_read_as_one_field_are_left_to_the_rows(
     fast, slow, took = both_ways(path, tiny, monkeypatch)
     assert not took
     same(fast, slow)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'id,b\n"x ""y"" z",2\n',  # doubled quotes
+        'id,b\r\nq"r,2\r\n',  # a quote inside a cell
+        "id,b\r1,2\r",  # old Mac line ends
+        'id,b\n"ab"c,2\n',  # text after a closing quote
+        'id,b\n"multi\nline",3\n\n',  # a line break inside quotes, a blank line
+        "id,b\n1,2",  # no line end at the end
+    ],
+)
+def test_arrows_reader_splits_rows_as_pythons_does(text: str) -> None:
+    split = columnar_import._split(text, ",", ["id", "b"])
+    assert split is not None
+    assert split is not columnar_import._UNSPLIT
+    rows = [row for row in csv.reader(io.StringIO(text, newline="")) if row][1:]
+    assert list(zip(split["id"].to_pylist(), split["b"].to_pylist(), strict=True)) == [
+        tuple(row) for row in rows
+    ]
+
+
+def test_what_pythons_reader_refuses_is_refused_and_what_arrows_cannot_split_goes_to_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    keys: list[str | None] = ["id", "b"]
+    assert columnar_import._split("id,b\n1,\x002\n", ",", keys) is None  # a NUL
+    monkeypatch.setattr(csv, "field_size_limit", lambda: 5)
+    assert columnar_import._split("id,b\n123456,2\n", ",", keys) is None  # over the limit
+    assert columnar_import._split("id,b\n1,2,3\n", ",", keys) is columnar_import._UNSPLIT

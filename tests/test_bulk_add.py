@@ -1,0 +1,151 @@
+"""New events given to a commit as columns (an import's) end where edits would put them: the
+same workspace, change log, dump and undo, without a record, edit or change made per event."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+
+import pyogrio
+import pytest
+
+from geo import _schema as s
+from geo import changes
+from geo import workspace as workspace_module
+from geo.changes import Edit
+from geo.errors import ValidationError
+from geo.event_table import EventTable, cells_json
+from geo.records import Event, Scenario
+from geo.workspace import Workspace
+
+
+def event(number: int, **fields: object) -> Event:
+    values: dict[str, object] = {
+        "id": f"EV{number}", "date": date(2016, 12, 10 + number % 5), "event_type": "Battles",
+        "latitude": 36.2 + number / 1000, "longitude": 37.1 + number / 700,
+        "source": ("report",), "actor1": f"Forces {number}", "fatalities": number % 3,
+        "notes": f"Event {number}.", "geo_precision": 1 + number % 3,
+    }  # fmt: skip
+    return Event(**{**values, **fields})  # type: ignore[arg-type]
+
+
+ODD = [
+    event(1, notes='He said "go", then \\left.', actor2="=SUM(A1)", geo_precision=None),
+    event(2, notes="two\nlines\tand a bell \x07", location="حلب", latitude=36.0),
+    event(3, longitude=0.00004, latitude=-0.0, admin1="-minus", time_precision=2),
+    event(4, source=("report", "editors"), reported_by="'quoted", fatalities=0),
+]
+
+
+def table(events: list[Event]) -> EventTable:
+    return EventTable.from_records(events)
+
+
+def as_edits(events: list[Event]) -> list[Edit]:
+    return [Edit("add", "events", e.id, s.to_cells(e, s.EVENTS), record=e) for e in events]
+
+
+def log_rows(workspace: Workspace) -> list[tuple[object, ...]]:
+    frame = workspace.table(changes.CHANGES_LAYER)
+    names = ["who", "scenario_id", "action", "layer", "record_id", "field", "old", "new", "note"]
+    return [tuple(row) for row in frame[names].itertuples(index=False)]
+
+
+@pytest.fixture
+def pair(tmp_path: Path, tiny: Scenario) -> tuple[Workspace, Workspace]:
+    found = []
+    for name in ("columns", "edits"):
+        (tmp_path / name).mkdir()
+        made = Workspace(tmp_path / name / "workspace.gpkg")
+        made.save(tiny)
+        found.append(made)
+    return found[0], found[1]
+
+
+def test_events_added_as_columns_are_stored_logged_and_dumped_as_added_by_edits(
+    pair: tuple[Workspace, Workspace],
+) -> None:
+    by_columns, by_edits = pair
+    first, second = ODD[:2], [*ODD[2:], *(event(n) for n in range(10, 14))]
+    for batch in (first, second):  # the second: events.csv added to, not written again
+        done = changes.commit(by_columns, "tiny", [], who="ana", note="n", added=table(batch))
+        changes.commit(by_edits, "tiny", as_edits(batch), who="ana", note="n")
+        assert [c.record_id for c in done] == [e.id for e in batch]
+        assert done[-1].new == {**s.to_cells(batch[-1], s.EVENTS)}
+    assert by_columns.load("tiny").events == by_edits.load("tiny").events
+    assert log_rows(by_columns) == log_rows(by_edits)
+    dumps = [changes.dump_folder(w, "tiny") / "events.csv" for w in pair]
+    assert dumps[0].read_text(encoding="utf-8") == dumps[1].read_text(encoding="utf-8")
+    changes.undo(by_columns, "tiny", who="ana")
+    assert [e.id for e in by_columns.load("tiny").events] == ["EV1", "EV2"]
+
+
+def test_edits_and_new_events_in_one_commit_keep_the_edits_order(
+    pair: tuple[Workspace, Workspace],
+) -> None:
+    by_columns, _ = pair
+    changes.commit(by_columns, "tiny", as_edits(ODD[:1]), who="ana")
+    update = Edit("update", "events", "EV1", {"fatalities": 9})
+    done = changes.commit(by_columns, "tiny", [update], who="ana", added=table(ODD[1:3]))
+    assert [(c.action, c.record_id) for c in done] == [
+        ("update", "EV1"), ("add", "EV2"), ("add", "EV3"),
+    ]  # fmt: skip
+    events = by_columns.load("tiny").events
+    assert [(e.id, e.fatalities) for e in events] == [("EV1", 9), ("EV2", 2), ("EV3", 0)]
+
+
+def test_new_events_with_a_taken_id_or_an_unknown_source_are_refused_and_nothing_written(
+    pair: tuple[Workspace, Workspace],
+) -> None:
+    workspace, _ = pair
+    changes.commit(workspace, "tiny", [], who="ana", added=table(ODD[:1]))
+    version = workspace.version()
+    with pytest.raises(ValidationError, match=r"id 'EV1'.*an id not used yet"):
+        changes.commit(workspace, "tiny", [], who="ana", added=table([event(1)]))
+    with pytest.raises(ValidationError, match=r"id 'EV7'.*source.*'nowhere'"):
+        changes.commit(
+            workspace, "tiny", [], who="ana", added=table([event(7, source=("nowhere",))])
+        )
+    twice = table([event(8), event(8, notes="again")])
+    with pytest.raises(ValidationError, match=r"id 'EV8'.*an id not used yet"):
+        changes.commit(workspace, "tiny", [], who="ana", added=twice)
+    assert workspace.version() == version
+
+
+def test_the_log_writes_each_new_event_as_json_exactly_as_for_a_record() -> None:
+    odd = [*ODD, event(5, latitude=1e-5, longitude=12.0), event(6, notes='\\\\""')]
+    expected = [changes._text(s.to_cells(e, s.EVENTS)) for e in odd]
+    assert cells_json(table(odd), changes._text).to_pylist() == expected
+
+
+def test_many_new_events_write_the_layer_anew_keeping_every_scenarios_rows(
+    tmp_path: Path, tiny: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = Workspace(tmp_path / "workspace.gpkg")
+    workspace.save(tiny)
+    workspace.save(replace(tiny, id="other"))
+    changes.commit(workspace, "other", [], who="ana", added=table([event(1), event(2)]))
+    changes.commit(workspace, "tiny", [], who="ana", added=table([event(3)]))
+    monkeypatch.setattr(workspace_module, "REWRITE_AT", 4)
+    rewrites = []
+    real = workspace_module._kept_rows
+    monkeypatch.setattr(
+        workspace_module, "_kept_rows", lambda *a: rewrites.append(a[1]) or real(*a)
+    )
+    changes.commit(workspace, "tiny", [], who="ana", added=table([event(n) for n in range(4, 8)]))
+    assert rewrites == ["events"]  # 4 added, 3 held: written anew
+    assert [e.id for e in workspace.load("other").events] == ["EV1", "EV2"]
+    assert [e.id for e in workspace.load("tiny").events] == ["EV3", "EV4", "EV5", "EV6", "EV7"]
+    assert workspace.load("tiny").events[1] == event(4)
+    near = pyogrio.read_dataframe(workspace.path, layer="events", bbox=(37.1, 36.2, 37.1045, 36.21))
+    assert sorted(near["id"]) == ["EV1", "EV2", "EV3"]  # found through the R-tree
+    with sqlite3.connect(workspace.path) as db:
+        found = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+    assert {"rtree_events_geom", "rtree_events_geom_insert", "events_scenario_id_date"} <= found
+    changes.commit(workspace, "tiny", [], who="ana", added=table([event(8)]))
+    assert rewrites == ["events"]  # one more: added to the layer
+    changes.undo(workspace, "tiny", who="ana")
+    changes.undo(workspace, "tiny", who="ana")
+    assert [e.id for e in workspace.load("tiny").events] == ["EV3"]
