@@ -18,7 +18,7 @@ from PIL import Image, ImageChops
 
 from geo import _memo, bulk, event_columns, export, lean_routes, mapview, synthetic, timeline
 from geo._script import script_json
-from geo.mapview import lean
+from geo.mapview import elements, lean
 from geo.records import Scenario
 from geo.scenario import read_scenario, write_scenario
 
@@ -409,3 +409,28 @@ def test_a_map_that_cannot_publish_carries_its_events(
     data = bulk.layer_data(big, chosen, served=bulk.Served(blocked / "events", "events"))
     assert "url" not in data
     assert data["n"] == len(chosen)
+
+
+@pytest.mark.browser
+def test_many_convoy_dots_write_their_style_once_and_each_is_drawn_with_it(
+    big: Scenario, offline_page: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(elements, "SHARED_FROM", 100)
+    view = mapview.MapView(at=big.start + timedelta(days=15), layers=frozenset({"convoys"}))
+    html = export.page_html(export.Snapshot(big, view), still=False)
+    dots = html.count('"t":"circle"')
+    assert dots >= elements.SHARED_FROM
+    assert html.count('"fillColor":"#009E73"') == 1
+    page_file = tmp_path / "page.html"
+    page_file.write_text(html, "utf-8")
+    page = offline_page.page
+    page.goto(page_file.as_uri(), wait_until="load")
+    page.wait_for_function("window.corridorReady === true")
+    drawn = page.evaluate(
+        f"(() => {{ var styles = new Set(), n = 0; {MAP}.eachLayer(layer => {{"
+        " if (layer instanceof L.CircleMarker) { n += 1;"
+        " styles.add(layer.options.fillColor + ' ' + layer.options.radius); } });"
+        " return [n, Array.from(styles)]; })()"
+    )
+    assert drawn == [dots, ["#009E73 5"]]
+    assert offline_page.errors == []
