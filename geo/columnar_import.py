@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -114,12 +115,20 @@ _UNSPLIT: dict[str, pa.Array] = {}
 def _split(content: str, delimiter: str, keys: list[str | None]) -> dict[str, pa.Array] | None:
     """The rows (after the header) as a column of text per read key, split by Arrow's CSV
     reader with the rules of Python's (a million rows: 10 s -> 1 s); None when Python's would
-    refuse the file (a NUL, a cell over its size limit), `_UNSPLIT` when Arrow's cannot split it
-    (rows of other lengths among them: then Python's reader tries)."""
-    if "\x00" in content:
-        return None
+    refuse the file (a cell over its size limit), `_UNSPLIT` when Arrow's cannot split it as
+    Python's does (rows of other lengths among them, a byte-order mark Arrow would drop: then
+    Python's reader tries)."""
+    if content.startswith("\ufeff"):
+        return _UNSPLIT
+    try:
+        data = content.encode("utf-8")
+    except UnicodeEncodeError:
+        return _UNSPLIT
+    block = _block_size(data)
+    if block is None:
+        return _UNSPLIT
     options = {
-        "read_options": pacsv.ReadOptions(autogenerate_column_names=True, use_threads=True),
+        "read_options": pacsv.ReadOptions(autogenerate_column_names=True, block_size=block),
         "parse_options": pacsv.ParseOptions(
             delimiter=delimiter,
             quote_char='"',
@@ -135,16 +144,33 @@ def _split(content: str, delimiter: str, keys: list[str | None]) -> dict[str, pa
         ),
     }
     try:
-        table = pacsv.read_csv(io.BytesIO(content.encode("utf-8")), **options)
-    except (pa.ArrowInvalid, UnicodeEncodeError):
+        table = pacsv.read_csv(io.BytesIO(data), **options)
+    except pa.ArrowInvalid:
         return _UNSPLIT
     if table.num_columns != len(keys) or table.num_rows < 2:
         return _UNSPLIT
-    table = table.slice(1).combine_chunks()  # (its first row is the header)
+    table = table.combine_chunks()
     limit = csv.field_size_limit()
     if any(pc.max(pc.utf8_length(column)).as_py() > limit for column in table.columns):
         return None
+    table = table.slice(1)  # (its first row is the header)
     return {key: table.column(index).chunk(0) for index, key in enumerate(keys) if key}
+
+
+BLOCK_BYTES = 1 << 20
+"""Arrow's CSV reader reads this many bytes at a time (its default)."""
+
+
+def _block_size(data: bytes) -> int | None:
+    """A block size near BLOCK_BYTES at which no block ends between a CR and its LF: Arrow's
+    reader then drops the LF even inside quotes (apache/arrow#51368). None when none of a few
+    sizes tried is clear of them."""
+    text = np.frombuffer(data, dtype=np.uint8)
+    for size in range(BLOCK_BYTES, BLOCK_BYTES + 16):
+        ends = np.arange(size, len(text), size)
+        if not ((text[ends - 1] == ord("\r")) & (text[ends] == ord("\n"))).any():
+            return size
+    return None
 
 
 def _columns(rows: Iterator[list[str]], keys: list[str | None]) -> dict[str, pa.Array] | None:

@@ -232,6 +232,7 @@ def test_two_columns_read_as_one_field_are_left_to_the_rows(
         'id,b\n"ab"c,2\n',  # text after a closing quote
         'id,b\n"multi\nline",3\n\n',  # a line break inside quotes, a blank line
         "id,b\n1,2",  # no line end at the end
+        "id,b\n1,\x002\n",  # a NUL (Python's reader takes it)
     ],
 )
 def test_arrows_reader_splits_rows_as_pythons_does(text: str) -> None:
@@ -248,7 +249,24 @@ def test_what_pythons_reader_refuses_is_refused_and_what_arrows_cannot_split_goe
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     keys: list[str | None] = ["id", "b"]
-    assert columnar_import._split("id,b\n1,\x002\n", ",", keys) is None  # a NUL
+    unsplit = columnar_import._UNSPLIT
+    assert columnar_import._split("id,b\n1,2,3\n", ",", keys) is unsplit  # a long row
+    assert columnar_import._split("\ufeff\nid,b\n1,2\n", ",", keys) is unsplit  # a second BOM
     monkeypatch.setattr(csv, "field_size_limit", lambda: 5)
     assert columnar_import._split("id,b\n123456,2\n", ",", keys) is None  # over the limit
-    assert columnar_import._split("id,b\n1,2,3\n", ",", keys) is columnar_import._UNSPLIT
+    assert columnar_import._split("id,b12345\n1,2\n", ",", keys) is None  # the header too
+
+
+def test_a_line_break_inside_quotes_where_arrow_reads_a_new_block_is_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Arrow's reader drops the LF of a CR LF that its blocks split, even inside quotes: a
+    block size that splits none is chosen."""
+    monkeypatch.setattr(columnar_import, "BLOCK_BYTES", 64)
+    head = "id,b\n" + "x,1\n" * 14  # 62 bytes
+    text = head + '"a\r\nb",2\n'  # the CR is byte 63, its LF byte 64
+    assert text.encode()[63:65] == b"\r\n"
+    assert columnar_import._block_size(text.encode()) == 65
+    split = columnar_import._split(text, ",", ["id", "b"])
+    assert isinstance(split, dict)
+    assert split["id"].to_pylist()[-1] == "a\r\nb"
