@@ -180,6 +180,23 @@ class EventTable(Sequence[Event]):
         return f"EventTable({len(self):,} events)"
 
 
+def same_facts(events: EventTable, earlier: EventTable) -> pa.Array:
+    """For each event, whether `earlier` holds one with its id and the same facts (every field
+    but its sources: which source cites an event is not a fact of it)."""
+    if not len(events) or not len(earlier):
+        return pa.array([False] * len(events), pa.bool_())
+    rows = pc.index_in(events.column("id"), value_set=earlier.column("id"))
+    same = pc.is_valid(rows)
+    before = earlier.table.take(rows.fill_null(0))
+    for name in SCHEMA.names:
+        if name in ("id", "source"):
+            continue
+        now, then = events.column(name), before.column(name).combine_chunks()
+        equal = pc.fill_null(pc.equal(now, then), False)
+        same = pc.and_(same, pc.or_(equal, pc.and_(pc.is_null(now), pc.is_null(then))))
+    return same
+
+
 def picked(events: Sequence[Event], indexes: Iterable[int]) -> list[Event]:
     """The events at these positions, of a tuple or an EventTable."""
     if isinstance(events, EventTable):

@@ -295,7 +295,7 @@ def _commit_import(
 
 def _revisions(
     events: Sequence[Any], scenario: Scenario
-) -> tuple[Sequence[Any], list[Any], list[Any]]:
+) -> tuple[Sequence[Any], Sequence[Any], Sequence[Any]]:
     """The file's events split into new ones, revised ones (an id the scenario has, with other
     facts) and unchanged ones; which source cites an event does not count as a fact. An
     EventTable's new events stay a table (only those the scenario has are made)."""
@@ -321,11 +321,19 @@ def _revisions(
 
 def _table_revisions(
     events: EventTable, scenario: Scenario
-) -> tuple[EventTable, list[Any], list[Any]]:
+) -> tuple[EventTable, Sequence[Any], Sequence[Any]]:
+    """`_revisions` of a table: against a scenario's table, compared a column at a time (only
+    the revised events are made: 100,000 compared one by one took 5 s)."""
     known = pa.array(event_table.ids(scenario.events), pa.string())
     had = pc.is_in(events.column("id"), value_set=known)
-    _, revised, unchanged = _revisions(list(EventTable(events.table.filter(had))), scenario)
-    return EventTable(events.table.filter(pc.invert(had))), revised, unchanged
+    new = EventTable(events.table.filter(pc.invert(had)))
+    earlier = EventTable(events.table.filter(had))
+    if not isinstance(scenario.events, EventTable):
+        _, revised, unchanged = _revisions(list(earlier), scenario)
+        return new, revised, unchanged
+    same = event_table.same_facts(earlier, scenario.events)
+    revised_rows = EventTable(earlier.table.filter(pc.invert(same)))
+    return new, list(revised_rows), EventTable(earlier.table.filter(same))
 
 
 VANISHED_SHOWN = 10

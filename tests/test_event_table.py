@@ -301,3 +301,25 @@ def test_a_table_s_cells_are_those_its_events_give(scenario: Scenario) -> None:
     expected = [s.to_cells(event, s.EVENTS) for event in events]
     assert [list(cells.items()) for cells in made] == [list(c.items()) for c in expected]
     assert made[1]["source"] == "first;second"
+
+
+def test_same_facts_compares_every_field_but_the_sources_as_records_do(
+    scenario: Scenario,
+) -> None:
+    earlier = list(scenario.events[:12])
+    changed = {
+        1: {"fatalities": earlier[1].fatalities + 1}, 2: {"notes": "revised"},
+        3: {"latitude": earlier[3].latitude + 1e-9}, 4: {"geo_precision": 2},
+        5: {"source": ("someone else",)}, 6: {"date": earlier[6].date.replace(year=2001)},
+        7: {"actor2": "x" + earlier[7].actor2}, 8: {"time_precision": 3},
+    }  # fmt: skip
+    now = [replace(event, **changed.get(i, {})) for i, event in enumerate(earlier)]
+    now.append(replace(earlier[0], id="not there before"))
+    same = event_table.same_facts(EventTable.from_records(now), EventTable.from_records(earlier))
+    by_records = {e.id: e for e in earlier}
+    expected = [
+        e.id in by_records and replace(e, source=by_records[e.id].source) == by_records[e.id]
+        for e in now
+    ]
+    assert same.to_pylist() == expected
+    assert expected.count(False) == len(changed)  # new sources alone: no revision; one new id
