@@ -48,7 +48,7 @@ MAX_CLUSTER_ZOOM = 13
 """Zoomed in further, every event is drawn on its own."""
 DEFLATE_LEVEL = 3
 """zlib level: 620,000 events compress in 0.34 s to 4.4 bytes each (level 6: 1.5 s, 4.3 bytes)."""
-KEPT_LEVEL = 6
+EXPORT_LEVEL = 6
 """zlib level for a page that keeps its events (an HTML export): smaller, slower to make."""
 INLINE_LIMIT = 10_000
 """Above this many events shown, a served map (the dashboard's) fetches them from a file beside
@@ -140,7 +140,7 @@ def layer_data(
     """What the events layer's script gets: the payload itself, or (a served map with more
     than INLINE_LIMIT events) the URL of a file holding it, published once per choice."""
     if served is None and not still:  # a page that keeps its events: an export
-        return payload(scenario, chosen, level=KEPT_LEVEL)
+        return payload(scenario, chosen, level=EXPORT_LEVEL)
     if served is None or still or len(chosen) <= INLINE_LIMIT:
         return payload(scenario, chosen, still=still)
     digest = hashlib.blake2b(np.ascontiguousarray(chosen).tobytes(), digest_size=16).hexdigest()

@@ -6,7 +6,7 @@ import contextlib
 import json
 import math
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -98,6 +98,7 @@ def commit(
     records; only their ids and references are checked again, and each is logged as an add,
     from the columns (a million events are not made into records, edits and changes one by one).
     """
+    written: list[pa.Array] = []  # the new events as logged, made once whatever the tries
     for attempt in range(OPTIMISTIC_TRIES + 1):
         last = attempt == OPTIMISTIC_TRIES  # the last try holds the lock from read to write
         with workspace.transaction() if last else contextlib.nullcontext():
@@ -112,7 +113,8 @@ def commit(
             made = _differences(edited, edits, stamp)
             log, changes = [_frame(made)], cast(Sequence[Change], made)
             if edited.added is not None:
-                log.append(_added_log(edited.added, stamp))
+                written = written or [cells_json(edited.added, _text)]
+                log.append(_added_log(edited.added, stamp, written[0]))
                 changes = _Logged(made, edited.added, stamp)
             if not changes:
                 return changes
@@ -406,7 +408,9 @@ def _with_added(edited: _Edited, added: EventTable, *, subject: str) -> _Edited:
     ids = added.column("id")
     counts = pc.value_counts(ids)
     twice = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
-    taken = pc.filter(ids, pc.is_in(ids, value_set=events.column("id")))
+    gone = pa.array(list(edited.before.get(s.EVENTS.name, {})), pa.string())  # (order kept)
+    held = pc.or_(pc.is_in(ids, value_set=events.column("id")), pc.is_in(ids, value_set=gone))
+    taken = pc.filter(ids, held)
     for rid in [*taken.to_pylist(), *twice.to_pylist()]:
         log.error(f"edit of {s.EVENTS.name}", f"id {rid!r}", "id", "an id not used yet", rid)
     known = s.Known(
@@ -673,10 +677,10 @@ COLUMNS = ("batch", "at", "who", "scenario_id", "action", "layer", "record_id", 
            "new", "note", "undoes")  # fmt: skip
 
 
-def _added_log(added: EventTable, stamp: _Stamp) -> pd.DataFrame:
+def _added_log(added: EventTable, stamp: _Stamp, new: pa.Array) -> pd.DataFrame:
     """New events' log rows, an add each with the whole event as its new value (its cells, as
     `_cells` makes them from an Event), as `_frame` makes them, built a column at a time (a
-    million: 15 s one row at a time)."""
+    million: 15 s one row at a time). `new`: the events as JSON (`cells_json`)."""
     size = len(added)
     constants = {"batch": stamp.batch, "who": stamp.who, "scenario_id": stamp.scenario_id,
                  "action": "add", "layer": s.EVENTS.name, "field": "", "old": "",
@@ -685,7 +689,7 @@ def _added_log(added: EventTable, stamp: _Stamp) -> pd.DataFrame:
         name: pa.repeat(pa.scalar(value, pa.string()), size) for name, value in constants.items()
     }
     columns["at"] = pa.repeat(pa.scalar(stamp.at, pa.timestamp("ms", tz="UTC")), size)
-    columns["record_id"], columns["new"] = added.column("id"), cells_json(added, _text)
+    columns["record_id"], columns["new"] = added.column("id"), new
     frame: pd.DataFrame = pa.table({name: columns[name] for name in COLUMNS}).to_pandas()
     return frame
 
@@ -699,6 +703,12 @@ class _Logged(Sequence[Change]):
 
     def __len__(self) -> int:
         return len(self._made) + len(self._added)
+
+    def __iter__(self) -> Iterator[Change]:
+        yield from self._made
+        for event in self._added:  # (the table makes its events a batch at a time)
+            yield self._stamp.change(Edit("add", s.EVENTS.name, event.id), "", None,
+                                     _cells(event, s.EVENTS))  # fmt: skip
 
     @overload
     def __getitem__(self, index: int) -> Change: ...

@@ -298,7 +298,7 @@ def _revisions(
 ) -> tuple[Sequence[Any], Sequence[Any], Sequence[Any]]:
     """The file's events split into new ones, revised ones (an id the scenario has, with other
     facts) and unchanged ones; which source cites an event does not count as a fact. An
-    EventTable's new events stay a table (only those the scenario has are made)."""
+    EventTable's new and unchanged events stay tables (only the revised ones are made)."""
     if isinstance(events, EventTable):
         return _table_revisions(events, scenario)
     if isinstance(scenario.events, EventTable):  # (only the file's ids made into records)
@@ -324,7 +324,11 @@ def _table_revisions(
 ) -> tuple[EventTable, Sequence[Any], Sequence[Any]]:
     """`_revisions` of a table: against a scenario's table, compared a column at a time (only
     the revised events are made: 100,000 compared one by one took 5 s)."""
-    known = pa.array(event_table.ids(scenario.events), pa.string())
+    known = (
+        scenario.events.column("id")
+        if isinstance(scenario.events, EventTable)
+        else pa.array(event_table.ids(scenario.events), pa.string())
+    )
     had = pc.is_in(events.column("id"), value_set=known)
     new = EventTable(events.table.filter(pc.invert(had)))
     earlier = EventTable(events.table.filter(had))

@@ -24,6 +24,7 @@ import pyarrow
 import pyarrow.compute as pc
 import pyogrio
 import shapely
+from pandas.api.types import is_numeric_dtype
 
 from geo import _fields as f
 from geo import _schema as s
@@ -276,7 +277,8 @@ class Workspace:
         append: dict[str, pd.DataFrame] | None = None,
     ) -> None:
         """Write only what an edit changed: remove the `drop` ids of the scenario, add the `put`
-        records, and add rows to other tables (the change log), in a copy swapped in whole.
+        records, and add rows to other tables (the change log), in a copy swapped in whole (a
+        layer that many new rows outnumber is written anew with them: see REWRITE_AT).
 
         A copy of the file costs a disk's speed; rewriting every record cost a 300,000-place
         import 20 s. A workspace whose layers lack a field of today's schema is saved whole.
@@ -290,7 +292,7 @@ class Workspace:
                 return
             with atomic_path(self.path) as temporary, _large_cache():
                 shutil.copyfile(self.path, temporary)
-                places = _delete(temporary, scenario.id, {k: v for k, v in drop.items() if v})
+                removed = _delete(temporary, scenario.id, {k: v for k, v in drop.items() if v})
                 for layer in LAYERS:
                     name = layer.kind.name
                     if put.get(name):
@@ -303,13 +305,20 @@ class Workspace:
                             frame = _frame(tuple(records), layer, scenario.id)
                             frame = _days_as_text(frame, days) if arrow and days else frame
                         frame = _ordered(frame, fields[name])
-                        if name not in places and _outnumbering(temporary, name, len(frame)):
-                            frame = _concat(_kept_rows(temporary, name, frame), frame)
-                            _write(frame, temporary, name, layer.geometry_type, arrow=arrow)
+                        kept = None
+                        if (
+                            arrow
+                            and name not in removed
+                            and _outnumbering(temporary, name, len(frame))
+                        ):
+                            kept = _kept_rows(temporary, name, frame)
+                        if kept is not None:  # (the layer written anew: see REWRITE_AT)
+                            frame = _concat(kept, frame)
+                            _write(frame, temporary, name, layer.geometry_type, arrow=True)
                         else:
                             _write(frame, temporary, name, layer.geometry_type, append=True,
                                    arrow=arrow)  # fmt: skip
-                _put_back(temporary, scenario.id, places)
+                _put_back(temporary, scenario.id, removed)
                 for name, rows in append.items():
                     rows = _ordered(rows, fields[name]) if name in fields else rows
                     _write(rows, temporary, name, None, append=name in present, arrow=True)
@@ -494,6 +503,7 @@ def _event_frame(events: EventTable, scenario_id: str, *, for_arrow: bool = Fals
 
 
 def _arrow_event_frame(events: EventTable, scenario_id: str) -> pd.DataFrame:
+    """`_event_frame` in Arrow's types: days as ISO text, whole numbers nullable."""
     columns = {
         SCENARIO_ID: pyarrow.repeat(pyarrow.scalar(scenario_id, pyarrow.string()), len(events))
     }
@@ -591,9 +601,26 @@ def _write(
                 return
             except (pyarrow.ArrowInvalid, pyarrow.ArrowTypeError):
                 pass  # (raised while the frame is converted, before anything is written)
-        pyogrio.write_dataframe(frame, path, **options)
+        pyogrio.write_dataframe(_missing_as_none(frame), path, **options)
     except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, OSError) as error:
         raise WorkspaceError(f"{path}: cannot write layer {layer!r} ({error})") from error
+
+
+def _missing_as_none(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with pandas' nullable numbers as plain values and None (pyogrio's usual path
+    writes pandas' NA as the text '<NA>')."""
+    nullable = [
+        name
+        for name in frame.columns
+        if name != "geometry" and isinstance(frame[name].dtype, pd.api.extensions.ExtensionDtype)
+        and is_numeric_dtype(frame[name].dtype)
+    ]  # fmt: skip
+    if not nullable:
+        return frame
+    frame = frame.copy(deep=False)
+    for name in nullable:
+        frame[name] = frame[name].astype(object).where(frame[name].notna(), None)
+    return frame
 
 
 def _outnumbering(path: Path, layer: str, added: int) -> bool:
@@ -605,14 +632,22 @@ def _outnumbering(path: Path, layer: str, added: int) -> bool:
     return bool(held < added)
 
 
-def _kept_rows(path: Path, layer: str, like: pd.DataFrame) -> pd.DataFrame:
-    """A layer's rows (every scenario's), in their order, typed as `like` to be written with it."""
+def _kept_rows(path: Path, layer: str, like: pd.DataFrame) -> pd.DataFrame | None:
+    """A layer's rows (every scenario's), in their order, each column of `like`'s type, to be
+    written with it (a whole number the layer holds as text, or as a float beside a missing
+    one, is a whole number again); None when a value cannot take that type."""
     kept = pyogrio.read_dataframe(path, layer=layer, use_arrow=True)
     if isinstance(kept, gpd.GeoDataFrame) and kept.geometry.name != "geometry":
         kept = kept.rename_geometry("geometry")
     for column in like.columns:
-        if column != "geometry" and kept[column].dtype != like[column].dtype:
-            kept[column] = kept[column].astype(object).where(kept[column].notna(), None)
+        target = like[column].dtype
+        if column == "geometry" or kept[column].dtype == target:
+            continue
+        try:
+            values = pd.to_numeric(kept[column]) if is_numeric_dtype(target) else kept[column]
+            kept[column] = values.astype(target)
+        except (ValueError, TypeError):
+            return None
     rows: pd.DataFrame = kept[list(like.columns)]
     return rows
 

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pyogrio
 import pytest
+from conftest import workspace_of
 
 from geo import _schema as s
-from geo import changes
+from geo import changes, synthetic
 from geo import workspace as workspace_module
 from geo.changes import Edit
 from geo.errors import ValidationError
@@ -149,3 +150,59 @@ def test_many_new_events_write_the_layer_anew_keeping_every_scenarios_rows(
     changes.undo(workspace, "tiny", who="ana")
     changes.undo(workspace, "tiny", who="ana")
     assert [e.id for e in workspace.load("tiny").events] == ["EV3"]
+
+
+def test_a_layer_written_anew_keeps_the_values_it_held_whatever_their_stored_types(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A layer saved whole holds whole numbers as the usual path writes them (text, beside
+    missing ones): written anew with new events, every value reads back as it was."""
+    scenario = synthetic.generate(events=30, convoys=2, zones=2, seed=3)
+    held = [replace(e, geo_precision=None if i % 3 else 2) for i, e in enumerate(scenario.events)]
+    scenario = replace(scenario, events=EventTable.from_records(held))
+    workspace = workspace_of(tmp_path, scenario)
+    monkeypatch.setattr(workspace_module, "REWRITE_AT", 5)
+    rewrites = []
+    real = workspace_module._kept_rows
+    monkeypatch.setattr(
+        workspace_module, "_kept_rows", lambda *a: rewrites.append(a[1]) or real(*a)
+    )
+    source = (scenario.sources[0].id,)
+    added = [event(n, source=source, geo_precision=None if n % 2 else 2) for n in range(40)]
+    changes.commit(workspace, scenario.id, [], who="ana", added=table(added))
+    assert rewrites == ["events"]
+    assert list(workspace.load(scenario.id).events) == [*scenario.events, *added]
+    with sqlite3.connect(workspace.path) as db:
+        stored = set(db.execute("SELECT DISTINCT typeof(fatalities) FROM events"))
+        precisions = set(db.execute("SELECT DISTINCT typeof(geo_precision) FROM events"))
+        texts = db.execute("SELECT count(*) FROM events WHERE geo_precision = '<NA>'").fetchone()
+    assert stored == {("integer",)}
+    assert precisions == {("integer",), ("null",)}  # (typed as the new rows, through Arrow)
+    assert texts == (0,)
+
+
+def test_an_event_deleted_and_added_again_in_one_commit_is_refused(
+    pair: tuple[Workspace, Workspace],
+) -> None:
+    workspace, _ = pair
+    changes.commit(workspace, "tiny", [], who="ana", added=table(ODD[:2]))
+    with pytest.raises(ValidationError, match=r"id 'EV1'.*an id not used yet"):
+        changes.commit(
+            workspace, "tiny", [Edit("delete", "events", "EV1")], who="ana",
+            added=table([event(1)]),
+        )  # fmt: skip
+    assert [e.id for e in workspace.load("tiny").events] == ["EV1", "EV2"]
+
+
+def test_the_changes_a_commit_returns_read_as_a_sequence(
+    pair: tuple[Workspace, Workspace],
+) -> None:
+    workspace, _ = pair
+    changes.commit(workspace, "tiny", [], who="ana", added=table(ODD[:1]))
+    update = Edit("update", "events", "EV1", {"fatalities": 4})
+    done = changes.commit(workspace, "tiny", [update], who="ana", added=table(ODD[1:3]))
+    assert [c.record_id for c in done] == ["EV1", "EV2", "EV3"]  # iterated
+    assert [done[i].record_id for i in (-1, 0)] == ["EV3", "EV1"]
+    assert [c.record_id for c in done[1:]] == ["EV2", "EV3"]
+    with pytest.raises(IndexError):
+        done[3]

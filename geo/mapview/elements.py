@@ -85,7 +85,7 @@ def _sharing_options(items: list[Item]) -> tuple[list[Item], list[dict[str, Any]
     shared: list[dict[str, Any]] = []
     found = []
     for item in items:
-        key = orjson.dumps(item["o"], option=orjson.OPT_SORT_KEYS)
+        key = orjson.dumps(item["o"], option=orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY)
         if key not in numbers:
             numbers[key] = len(shared)
             shared.append(item["o"])

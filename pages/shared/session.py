@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 
 import streamlit as st
 
@@ -52,7 +53,7 @@ def save(
     *,
     note: str,
     refused: str = "Nothing was saved",
-) -> list[changes.Change] | None:
+) -> Sequence[changes.Change] | None:
     """Commit the edits and return the changes logged; on a problem, say what it was (refused
     edits by `refused`, a workspace that cannot be written otherwise) and return None."""
     try:
