@@ -707,8 +707,7 @@ class _Logged(Sequence[Change]):
     def __iter__(self) -> Iterator[Change]:
         yield from self._made
         for event in self._added:  # (the table makes its events a batch at a time)
-            yield self._stamp.change(Edit("add", s.EVENTS.name, event.id), "", None,
-                                     _cells(event, s.EVENTS))  # fmt: skip
+            yield self._change(event)
 
     @overload
     def __getitem__(self, index: int) -> Change: ...
@@ -722,7 +721,9 @@ class _Logged(Sequence[Change]):
         index = range(len(self))[index]  # (IndexError when out of range)
         if index < len(self._made):
             return self._made[index]
-        event = self._added[index - len(self._made)]
+        return self._change(self._added[index - len(self._made)])
+
+    def _change(self, event: Any) -> Change:
         edit = Edit("add", s.EVENTS.name, event.id)
         return self._stamp.change(edit, "", None, _cells(event, s.EVENTS))
 
