@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -357,7 +358,7 @@ def show_map(scenario: Scenario, view: MapView) -> None:
     live()
 
 
-def follow(scenario: Scenario, path: str) -> tuple[dict[str, Any], list[Any]]:
+def follow(scenario: Scenario, path: str) -> tuple[dict[str, Any], Sequence[Any]]:
     """New lines of the watched file into the workspace; every convoy's state now.
 
     The workspace's reports are read once when a file is first watched; after that each tick

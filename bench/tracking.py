@@ -8,6 +8,11 @@ later calls (median and worst of RUNS); then the same with windows wide enough t
 report is measured against its route; then the peak Python memory (tracemalloc) of a first
 call, and the time to read the same reports from a CSV file.
 
+Then a live feed at scale (MILLION reports, 1,000 convoys × 1,000): the memory the reports take
+held as `Position` records and as a `PositionTable` (tracemalloc, what is still allocated),
+`track_states` over all of them, a feed's `poll` that adds 1,000 new lines to a million held
+reports, and the workspace's positions layer read back as a table.
+
     .venv/bin/python bench/tracking.py
 """
 
@@ -30,9 +35,11 @@ import shapely
 
 from geo import synthetic, timeline
 from geo.errors import ProblemLog
-from geo.positions import read_positions
+from geo.position_table import PositionTable
+from geo.positions import Feed, read_positions
 from geo.records import Scenario
 from geo.tracking import Position, Rules, track_states
+from geo.workspace import Workspace, add_positions, positions
 
 CONVOYS, REPORTS, RUNS = 100, 100, 7
 NOISE_DEGREES = 0.0002  # about 20 m
@@ -97,6 +104,81 @@ def main() -> None:
     tracemalloc.stop()
     print(f"peak Python memory of a first call (every report measured): {peak:.1f} MB")
     print(f"reading the {len(positions):,} reports from a CSV file: {read_csv(positions):.0f} ms")
+    at_scale()
+
+
+MILLION = 1_000_000
+
+
+def at_scale() -> None:
+    """A million reports: held as records and as columns; states, a poll, a workspace read."""
+    scenario = synthetic.generate(events=0, convoys=1_000)
+    per_convoy = MILLION // len(scenario.convoys)
+    tracemalloc.start()
+    records = many_reports(scenario, per_convoy)
+    as_records = tracemalloc.get_traced_memory()[0] / 1e6
+    tracemalloc.stop()
+    tracemalloc.start()
+    table = PositionTable.of(records)
+    del records
+    as_table = tracemalloc.get_traced_memory()[0] / 1e6
+    tracemalloc.stop()
+    print(f"{len(table):,} reports held as records: {as_records:.0f} MB; "
+          f"as a PositionTable: {as_table:.0f} MB")  # fmt: skip
+    at = scenario.end + timedelta(days=1)
+    start = time.perf_counter()
+    track_states(scenario, table, at)
+    first = time.perf_counter() - start
+    start = time.perf_counter()
+    track_states(scenario, table, at)
+    again = time.perf_counter() - start
+    print(f"track_states over them: first call {first:.2f} s (routes made metric), "
+          f"next {again:.2f} s")  # fmt: skip
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "live.csv"
+        path.write_text("convoy,time,latitude,longitude\n", encoding="utf-8")
+        start = time.perf_counter()
+        feed = Feed(path, scenario.id, table)
+        made = time.perf_counter() - start
+        last = table[len(table) - 1]
+        with path.open("a", encoding="utf-8") as handle:
+            for i in range(1_000):
+                moment = (last.time + timedelta(seconds=i + 1)).isoformat()
+                handle.write(f"{last.convoy},{moment},{last.latitude},{last.longitude}\n")
+        start = time.perf_counter()
+        fresh = feed.poll(ProblemLog())
+        polled = time.perf_counter() - start
+        assert len(fresh) == 1_000
+        assert len(feed.reports) == len(table) + 1_000
+        print(f"a feed made on them: {made:.2f} s; a poll adding 1,000 new lines: "
+              f"{polled * 1000:.0f} ms")  # fmt: skip
+        workspace = Workspace(Path(scratch) / "workspace.gpkg")
+        workspace.save(scenario)
+        start = time.perf_counter()
+        add_positions(workspace, scenario.id, table)
+        written = time.perf_counter() - start
+        start = time.perf_counter()
+        back = positions(workspace, scenario.id)
+        read = time.perf_counter() - start
+        assert len(back) == len(table)
+        print(f"the workspace's positions layer: {written:.1f} s to write them, "
+              f"{read:.1f} s to read them back as a table")  # fmt: skip
+
+
+def many_reports(scenario: Scenario, per_convoy: int) -> list[Position]:
+    """`per_convoy` reports of each convoy along its route, a minute apart, no noise."""
+    found = []
+    for convoy in scenario.convoys:
+        line = timeline.route_of(scenario, convoy.id)
+        assert line is not None
+        assert convoy.depart is not None
+        shares = np.linspace(0.0, 1.0, per_convoy)
+        xy = shapely.get_coordinates(shapely.line_interpolate_point(line, shares, normalized=True))
+        found += [
+            Position(convoy.id, convoy.depart + timedelta(minutes=i), float(lat), float(lon))
+            for i, (lon, lat) in enumerate(xy.tolist())
+        ]
+    return found
 
 
 def read_csv(positions: list[Position]) -> float:

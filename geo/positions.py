@@ -20,7 +20,6 @@ from __future__ import annotations
 import csv
 import os
 from collections.abc import Iterable, Sequence
-from operator import attrgetter
 from pathlib import Path, PurePosixPath
 from typing import Any
 from xml.etree.ElementTree import Element
@@ -29,6 +28,7 @@ from geo import _fields as f
 from geo import _gpx
 from geo._fields import Field, Spot
 from geo.errors import ProblemLog
+from geo.position_table import HeldReports, PositionTable
 from geo.readers import LATITUDE_ALIASES, LONGITUDE_ALIASES, SUFFIXES, read_file, xml_root
 from geo.records import Position
 
@@ -215,28 +215,33 @@ class Feed:
     `poll` reads the lines appended since the last call and adds their reports to `reports`
     and `unsaved` in one step, so that a caller interrupted between two of its own statements
     (a Streamlit rerun, say) never loses what the file gave. A report already held (the same
-    convoy, time and place: a rotated file read again from its start) is not added twice.
+    convoy, time and place: a rotated file read again from its start) is not added twice. Both
+    are `PositionTable`s: a feed of a million reports holds columns, not a million records.
     """
 
     def __init__(self, path: Path | str, scenario_id: str, kept: Iterable[Position] = ()) -> None:
         self.follower = Follower(path)
         self.scenario_id = scenario_id
-        self._held = set(kept)
-        self.reports: list[Position] = sorted(self._held, key=attrgetter("time"))
-        self.unsaved: list[Position] = []
+        self._held = HeldReports(PositionTable.of(kept))
+        self.unsaved = PositionTable.empty()
 
     @property
     def path(self) -> Path:
         return self.follower.path
 
-    def poll(self, log: ProblemLog) -> list[Position]:
+    @property
+    def reports(self) -> PositionTable:
+        """Every report held, oldest first (reports of one moment in the order they came)."""
+        return self._held.table
+
+    def poll(self, log: ProblemLog) -> PositionTable:
         """The reports new since the last call; bad rows go to `log`."""
-        read = self.follower.new_positions(log)
-        fresh = [p for p in dict.fromkeys(read) if p not in self._held]
-        if fresh:
-            self.reports = sorted([*self.reports, *fresh], key=attrgetter("time"))
-            self.unsaved = [*self.unsaved, *fresh]
-            self._held.update(fresh)
+        read = PositionTable.of(self.follower.new_positions(log))
+        fresh = read.take(self._held.unseen(read))
+        if len(fresh):
+            unsaved = self.unsaved.then(fresh)
+            self._held.add(fresh)
+            self.unsaved = unsaved
         return fresh
 
     def saved(self, count: int) -> None:

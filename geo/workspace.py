@@ -35,7 +35,8 @@ from geo._fields import Spot
 from geo.builder import assemble, meta_fields
 from geo.errors import ProblemLog, ScenarioNotFoundError, WorkspaceError, WorkspaceLockedError
 from geo.event_table import EventTable
-from geo.records import Position, Scenario, from_checked_columns
+from geo.position_table import PositionTable
+from geo.records import Position, Scenario
 
 SCENARIO_ID = "scenario_id"
 SCENARIOS_LAYER = "scenarios"
@@ -804,24 +805,33 @@ def add_time_indexes(path: Path) -> None:
                 )
 
 
-def add_positions(workspace: Workspace, scenario_id: str, positions: list[Position]) -> int:
-    """Append position reports to the workspace's positions layer."""
-    if not positions:
+def add_positions(workspace: Workspace, scenario_id: str, positions: Sequence[Position]) -> int:
+    """Append position reports (records or a `PositionTable`) to the workspace's positions
+    layer; how many were added."""
+    table = PositionTable.of(positions)
+    if not len(table):
         return 0
-    rows = [
-        (scenario_id, p.convoy, p.time, p.latitude, p.longitude, p.speed_kmh, p.note)
-        for p in positions
-    ]
-    frame = _typed(pd.DataFrame(rows, columns=POSITION_FIELDS), {"time"})
+    frame = pd.DataFrame(
+        {
+            SCENARIO_ID: np.full(len(table), scenario_id, dtype=object),
+            "convoy": table.convoy_names(),
+            "time": pd.to_datetime(table.ns, utc=True).astype("datetime64[ms, UTC]"),
+            "latitude": table.latitude,
+            "longitude": table.longitude,
+            "speed_kmh": table.speed_kmh,  # (NaN where none: read back as None)
+            "note": table.note.to_numpy(zero_copy_only=False),
+        },
+        columns=list(POSITION_FIELDS),
+    )
     points = gpd.points_from_xy(frame["longitude"], frame["latitude"], crs=CRS)
     spatial = gpd.GeoDataFrame(frame, geometry=points, crs=CRS)
     with workspace.transaction():  # not while another writer swaps the file
         present = POSITIONS_LAYER in layer_names(workspace.path)
-        pyogrio.write_dataframe(spatial, workspace.path, layer=POSITIONS_LAYER, driver="GPKG",
-                                geometry_type="Point", append=present)  # fmt: skip
+        # (through Arrow: a million reports written 34.9 s → 13.2 s)
+        _write(spatial, workspace.path, POSITIONS_LAYER, "Point", append=present, arrow=True)
         if not present:
             add_time_indexes(workspace.path)
-    return len(rows)
+    return len(table)
 
 
 def positions(
@@ -830,10 +840,10 @@ def positions(
     *,
     start: datetime | None = None,
     end: datetime | None = None,
-) -> list[Position]:
+) -> PositionTable:
     """The scenario's position reports kept in the workspace, oldest first (from `start` to
-    `end` when given); only those rows are read (`geo.windows.rows_in`, by the layer's
-    (scenario, time) index), a column at a time."""
+    `end` when given), as columns; only those rows are read (`geo.windows.rows_in`, by the
+    layer's (scenario, time) index), a column at a time."""
     from geo.windows import rows_in  # (windows reads through this module)
 
     wanted = [name for name in POSITION_FIELDS if name != SCENARIO_ID]
@@ -848,9 +858,7 @@ def positions(
             geometry=False,
         )
     )
-    columns = [_plain_column(frame[name]) for name in wanted]
-    columns[wanted.index("note")] = [note or "" for note in columns[wanted.index("note")]]
-    return from_checked_columns(Position, wanted, columns)  # (times read back aware)
+    return PositionTable.from_columns(*(frame[name] for name in wanted))
 
 
 assert list(POSITION_FIELDS[1:]) == [field.name for field in dataclasses.fields(Position)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import folium
@@ -38,12 +39,14 @@ from geo.mapview.view import (
     Shown,
 )
 from geo.place_labels import LabelLanguage
+from geo.position_table import PositionTable
 from geo.records import (
     CONVOY_COUNTS,
     Control,
     ControlZone,
     Figure,
     Place,
+    Position,
     Route,
     Scenario,
 )
@@ -292,7 +295,9 @@ def _risk(risk: analysis.RouteRisk) -> list[Item]:
     return items
 
 
-def tracks_group(states: dict[str, Any], reports: list[Any], labels: dict[str, str]) -> Any:
+def tracks_group(
+    states: dict[str, Any], reports: Sequence[Position], labels: dict[str, str]
+) -> Any:
     """Live positions: each convoy's reported track and its latest report, coloured by state.
 
     A layer of its own, for streamlit-folium's `feature_group_to_add`: it changes every few
@@ -300,17 +305,15 @@ def tracks_group(states: dict[str, Any], reports: list[Any], labels: dict[str, s
     """
     group = folium.FeatureGroup(name="Live positions")
     items: list[Item] = []
-    by_convoy: dict[str, list[Any]] = {}
-    for report in reports:
-        by_convoy.setdefault(report.convoy, []).append(report)
+    table = PositionTable.of(reports)
     for convoy_id, state in states.items():
         latest = state.latest
         if latest is None:
             continue
         colour = TRACK_COLOURS.get(str(state.state), "#999999")
-        trail = [
-            (p.latitude, p.longitude) for p in by_convoy.get(convoy_id, []) if p.time <= state.at
-        ]
+        rows = table.rows_until(convoy_id, state.at)
+        latitudes, longitudes = table.latitude[rows].tolist(), table.longitude[rows].tolist()
+        trail = list(zip(latitudes, longitudes, strict=True))
         if len(trail) > 1:
             style = {"color": colour, "weight": 2, "opacity": 0.8, "dashArray": "1 4"}
             items.append(leaflet_item("line", rounded(trail), style))
