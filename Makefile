@@ -6,9 +6,13 @@ SCENARIO := data/scenarios/aleppo-2016-12
 PORT ?= 8501
 GEOPY_VERSION := $(shell sed -n 's/^geopy==//p' requirements.txt)
 GEOPY_TESTS := .cache/geopy-$(GEOPY_VERSION)
+TEST_DATABASE ?= corridor_test
+TEAM_DATABASE ?= corridor
+TEAM_URL ?= postgresql://postgres@127.0.0.1:5432/$(TEAM_DATABASE)
+TEAM ?=
 
 .PHONY: run prepare test install install-dev gazetteer workspace chromium chromium-if-possible arabic-font arabic-font-if-possible \
-	check lint typecheck pytest clean
+	postgis team-database check lint typecheck pytest clean
 
 run: prepare
 	$(VENV)/bin/streamlit run dashboard.py --server.port $(PORT) --server.headless true
@@ -17,7 +21,7 @@ run: prepare
 # workspace, and Chromium for PNG/PDF snapshots (tests/test_install.py runs this on a clone).
 prepare: install gazetteer workspace chromium-if-possible arabic-font-if-possible
 
-test: install-dev gazetteer chromium arabic-font check
+test: install-dev gazetteer chromium arabic-font postgis check
 
 install: $(VENV)/.installed assets/node_modules/.installed
 
@@ -74,6 +78,19 @@ gazetteer: install
 
 workspace: install
 	$(PY) -m geo import $(SCENARIO) --if-missing
+
+# PostGIS for the tests of the team workspace (tests/test_postgis.py): Debian's package for
+# the running PostgreSQL where the extension is missing, and the database $(TEST_DATABASE).
+postgis:
+	@scripts/ensure-postgis.sh $(TEST_DATABASE)
+
+# A team's workspace in PostGIS, in one command on a machine with PostgreSQL: the shipped
+# workspace copied into $(TEAM_URL) (unless it holds one already), and the team's roles, e.g.
+#   make team-database TEAM_DATABASE=aleppo TEAM="--editor ana --viewer desk"
+team-database: workspace
+	@scripts/ensure-postgis.sh $(TEAM_DATABASE)
+	$(PY) -m geo workspace copy data/workspace.gpkg $(TEAM_URL) --if-missing
+	$(PY) -m geo team init $(TEAM_URL) $(TEAM)
 
 chromium:
 	@scripts/ensure-tool.sh chromium "browser tests and PNG/PDF snapshots" \

@@ -1,4 +1,4 @@
-"""The command line: `python -m geo validate|import|dump|geocode|export|extract`."""
+"""The command line: `python -m geo validate|import|dump|geocode|export|extract|workspace|team`."""
 
 from __future__ import annotations
 
@@ -165,6 +165,41 @@ def _parser() -> argparse.ArgumentParser:
     synthetic.add_argument("--out", type=Path, required=True, help="the scenario folder to write")
     synthetic.set_defaults(command=_generate)
 
+    stores = commands.add_parser(
+        "workspace", help="copy a whole workspace, GeoPackage <-> PostGIS (postgresql:// URL)"
+    )
+    store_commands = stores.add_subparsers(required=True, metavar="ACTION")
+    copy = store_commands.add_parser(
+        "copy", help="copy every layer and the change log; a round trip compares equal"
+    )
+    copy.add_argument("source", help="a GeoPackage path or a postgresql:// URL")
+    copy.add_argument("target", help="a GeoPackage path or a postgresql:// URL")
+    kept = copy.add_mutually_exclusive_group()
+    kept.add_argument(
+        "--replace", action="store_true", help="overwrite a target that holds a workspace"
+    )
+    kept.add_argument(
+        "--if-missing", action="store_true", help="do nothing when the target holds a workspace"
+    )
+    copy.set_defaults(command=_copy_workspace)
+
+    team = commands.add_parser(
+        "team", help="roles a PostGIS workspace's database enforces (viewer, editor, admin)"
+    )
+    team_commands = team.add_subparsers(required=True, metavar="ACTION")
+    init = team_commands.add_parser(
+        "init",
+        help="create the roles corridor_viewer, corridor_editor and corridor_admin, grant them "
+        "on the workspace, and add people to them (run again to add more)",
+    )
+    init.add_argument("url", help="the PostGIS workspace, a postgresql:// URL")
+    for role in ("viewer", "editor", "admin"):
+        init.add_argument(
+            f"--{role}", action="append", default=[], metavar="LOGIN",
+            help=f"a login role to make a {role} (created without a password where missing)",
+        )  # fmt: skip
+    init.set_defaults(command=_team_init)
+
     for command in (load, dump, geocode, track):
         command.add_argument(
             "--workspace",
@@ -173,6 +208,29 @@ def _parser() -> argparse.ArgumentParser:
             help=f"the GeoPackage workspace (default: {settings.workspace})",
         )
     return parser
+
+
+def _copy_workspace(args: argparse.Namespace) -> int:
+    from geo import postgis
+
+    shown = postgis.shown(args.target) if postgis.is_url(args.target) else args.target
+    if args.if_missing and postgis.holds_workspace(args.target):
+        print(f"{shown}: holds a workspace already; left as it is")
+        return 0
+    copied = postgis.copy_workspace(args.source, args.target, replace=args.replace)
+    print(f"{shown}: {len(copied)} layers copied")
+    for line in copied:
+        print(f"  {line}")
+    return 0
+
+
+def _team_init(args: argparse.Namespace) -> int:
+    from geo import team
+
+    members = team.Members(viewers=args.viewer, editors=args.editor, admins=args.admin)
+    for line in team.init(args.url, members):
+        print(line)
+    return 0
 
 
 def _validate(args: argparse.Namespace) -> int:

@@ -1,0 +1,389 @@
+"""PostGIS: a workspace's layers as tables of a PostgreSQL database, and copies of a whole
+workspace between a GeoPackage and such a database (`python -m geo workspace copy`).
+
+A workspace in PostGIS is the set of tables listed in its registry table (`corridor_layers`) in
+the connection's current schema (the first of its search path: `public` unless the URL says
+otherwise, e.g. ``postgresql://host/db?options=-csearch_path%3Dteam,public``, where `public`
+holds PostGIS). Each layer is one table
+a GIS user recognises: its GeoPackage feature id as primary key (`fid`), its fields typed as the
+GeoPackage types them, its geometry in a typed column (`geom`, SRID 4326) with a GiST index,
+and an index on (scenario, time) for the layers read by time window. Types go through Arrow
+both ways, so that a copy there and back compares equal, feature ids included.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import psycopg
+import pyarrow as pa
+import pyogrio
+import shapely
+from psycopg import sql
+
+from geo._atomic import atomic_path
+from geo.errors import WorkspaceError
+
+URL_SCHEMES = ("postgresql://", "postgres://")
+CONNECT_SECONDS = 5
+"""How long a connection may take before the database counts as unreachable."""
+REGISTRY = "corridor_layers"
+"""The table that lists a PostGIS workspace's layers, in their GeoPackage order."""
+FID = "fid"
+GEOMETRY = "geom"
+SRID = 4326
+INDEXED_TIMES = {"events": "date", "positions": "time"}
+"""The layers read by time window, and each one's time field (as `geo.workspace.TIME_FIELDS`)."""
+SCENARIO_ID = "scenario_id"
+
+# Arrow type → PostgreSQL type, and back (one each way, so a round trip keeps the type).
+_TO_SQL: dict[pa.DataType, str] = {
+    pa.bool_(): "boolean",
+    pa.int16(): "smallint",
+    pa.int32(): "integer",
+    pa.int64(): "bigint",
+    pa.float32(): "real",
+    pa.float64(): "double precision",
+    pa.string(): "text",
+    pa.large_string(): "text",
+    pa.date32(): "date",
+    pa.timestamp("ms", tz="UTC"): "timestamp with time zone",
+    pa.timestamp("ms"): "timestamp without time zone",
+    pa.binary(): "bytea",
+    pa.large_binary(): "bytea",
+}
+_FROM_SQL: dict[str, pa.DataType] = {
+    "boolean": pa.bool_(),
+    "smallint": pa.int16(),
+    "integer": pa.int32(),
+    "bigint": pa.int64(),
+    "real": pa.float32(),
+    "double precision": pa.float64(),
+    "text": pa.string(),
+    "date": pa.date32(),
+    "timestamp with time zone": pa.timestamp("ms", tz="UTC"),
+    "timestamp without time zone": pa.timestamp("ms"),
+    "bytea": pa.binary(),
+}
+_COPY_TYPES = {
+    "boolean": "bool",
+    "smallint": "int2",
+    "integer": "int4",
+    "bigint": "int8",
+    "real": "float4",
+    "double precision": "float8",
+    "text": "text",
+    "date": "date",
+    "timestamp with time zone": "timestamptz",
+    "timestamp without time zone": "timestamp",
+    "bytea": "bytea",
+}
+_GEOMETRY_TYPES = ("Point", "LineString", "Polygon", "MultiPoint", "MultiLineString",
+                   "MultiPolygon", "GeometryCollection")  # fmt: skip
+"""OGR's geometry type names that PostGIS types a column with; "Unknown" is any geometry."""
+
+
+def is_url(location: str | Path) -> bool:
+    """Whether a workspace location is a PostgreSQL URL rather than a GeoPackage path."""
+    return isinstance(location, str) and location.startswith(URL_SCHEMES)
+
+
+def shown(url: str) -> str:
+    """The URL as messages show it: without its password."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return parts._replace(netloc=netloc).geturl()
+
+
+@contextlib.contextmanager
+def connect(url: str) -> Iterator[psycopg.Connection[Any]]:
+    """A connection (times in UTC) whose work is one transaction, committed when the block
+    ends and rolled back on any error; WorkspaceError when the database cannot be reached."""
+    try:
+        connection = psycopg.connect(url, connect_timeout=CONNECT_SECONDS)
+    except psycopg.Error as error:
+        raise WorkspaceError(
+            f"{shown(url)}: cannot connect to PostgreSQL ({_reason(error)})"
+        ) from None
+    try:
+        with connection:
+            connection.execute("SET TIME ZONE 'UTC'")
+            yield connection
+    except psycopg.OperationalError as error:
+        raise WorkspaceError(
+            f"{shown(url)}: the connection failed; nothing of this change was saved "
+            f"({_reason(error)})"
+        ) from None
+    finally:
+        connection.close()
+
+
+def _reason(error: psycopg.Error) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+# Layers ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LayerInfo:
+    """What a layer is besides its rows: its geometry type (OGR's name), or None for a table."""
+
+    name: str
+    geometry_type: str | None
+
+
+def layers(connection: psycopg.Connection[Any]) -> list[LayerInfo]:
+    """The workspace's layers in this connection's schema, in order; [] when it holds none."""
+    present = connection.execute(
+        "SELECT to_regclass(quote_ident(current_schema()) || '.' || %s) IS NOT NULL", [REGISTRY]
+    ).fetchone()
+    if not present or not present[0]:
+        return []
+    rows = connection.execute(
+        sql.SQL("SELECT name, geometry_type FROM {} ORDER BY position").format(
+            sql.Identifier(REGISTRY)
+        )
+    ).fetchall()
+    return [LayerInfo(str(name), None if kind is None else str(kind)) for name, kind in rows]
+
+
+def write_layer(
+    connection: psycopg.Connection[Any],
+    info: LayerInfo,
+    table: pa.Table,
+    *,
+    position: int | None = None,
+) -> None:
+    """Create the layer's table (typed, keyed, indexed), copy the rows in and list it in the
+    registry (last, unless `position` is given); `table` holds `fid`, the fields, and the
+    geometry as WKB in `geom` when the layer has one."""
+    columns = [field for field in table.schema if field.name not in (FID, GEOMETRY)]
+    definitions = [
+        sql.SQL("{} bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY").format(
+            sql.Identifier(FID)
+        )
+    ]
+    for field in columns:
+        definitions.append(
+            sql.SQL("{} {}").format(sql.Identifier(field.name), sql.SQL(_sql_type(info, field)))
+        )
+    if info.geometry_type is not None:
+        definitions.append(
+            sql.SQL("{} geometry({}, {})").format(
+                sql.Identifier(GEOMETRY), sql.SQL(_postgis_type(info)), sql.Literal(SRID)
+            )
+        )
+    name = sql.Identifier(info.name)
+    connection.execute(
+        sql.SQL("CREATE TABLE {} ({})").format(name, sql.SQL(", ").join(definitions))
+    )
+    _copy_in(connection, info, table, columns)
+    connection.execute(  # new rows' ids after the copied ones
+        "SELECT setval(pg_get_serial_sequence(quote_ident(%s), %s), "
+        f"coalesce((SELECT max({FID}) FROM {name.as_string(connection)}), 0) + 1, false)",
+        [info.name, FID],
+    )
+    _index(connection, info, {field.name for field in columns})
+    if position is None:
+        position = connection.execute(
+            sql.SQL("SELECT coalesce(max(position) + 1, 0) FROM {}").format(
+                sql.Identifier(REGISTRY)
+            )
+        ).fetchone()[0]  # type: ignore[index]
+    connection.execute(
+        sql.SQL("INSERT INTO {} (position, name, geometry_type) VALUES (%s, %s, %s)").format(
+            sql.Identifier(REGISTRY)
+        ),
+        [position, info.name, info.geometry_type],
+    )
+
+
+def _sql_type(info: LayerInfo, field: pa.Field) -> str:
+    found = _TO_SQL.get(field.type)
+    if found is None and pa.types.is_timestamp(field.type):
+        found = _TO_SQL.get(pa.timestamp("ms", tz="UTC" if field.type.tz else None))
+    if found is None:
+        raise WorkspaceError(
+            f"layer {info.name!r}, field {field.name!r}: expected a type PostGIS can hold "
+            f"({', '.join(sorted(set(_TO_SQL.values())))}), got Arrow's {field.type}"
+        )
+    return found
+
+
+def _postgis_type(info: LayerInfo) -> str:
+    kind = info.geometry_type or "Unknown"
+    return "Geometry" if kind not in _GEOMETRY_TYPES else kind
+
+
+def _copy_in(
+    connection: psycopg.Connection[Any], info: LayerInfo, table: pa.Table, columns: list[pa.Field]
+) -> None:
+    names = [FID, *(field.name for field in columns)]
+    types = ["int8", *(_COPY_TYPES[_sql_type(info, field)] for field in columns)]
+    values = [table.column(name).to_pylist() for name in names]
+    if info.geometry_type is not None:
+        names.append(GEOMETRY)
+        types.append("bytea")  # (EWKB, which the geometry type's binary input reads)
+        values.append(_ewkb(table.column(GEOMETRY).to_pylist()))
+    target = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
+        sql.Identifier(info.name), sql.SQL(", ").join(map(sql.Identifier, names))
+    )
+    with connection.cursor() as cursor, cursor.copy(target) as copy:
+        copy.set_types(types)
+        for row in zip(*values, strict=True):
+            copy.write_row(row)
+
+
+def _ewkb(blobs: list[bytes | None]) -> list[bytes | None]:
+    """Well-known binary with the SRID written in (extended WKB), as a typed column needs it."""
+    geometries = shapely.set_srid(shapely.from_wkb(blobs), SRID)
+    return list(shapely.to_wkb(geometries, include_srid=True, flavor="extended"))
+
+
+def _index(connection: psycopg.Connection[Any], info: LayerInfo, fields: set[str]) -> None:
+    name = sql.Identifier(info.name)
+    if info.geometry_type is not None:
+        connection.execute(
+            sql.SQL("CREATE INDEX {} ON {} USING GIST ({})").format(
+                sql.Identifier(f"{info.name}_{GEOMETRY}_gist"), name, sql.Identifier(GEOMETRY)
+            )
+        )
+    time = INDEXED_TIMES.get(info.name)
+    keys = [SCENARIO_ID, time] if time in fields and SCENARIO_ID in fields else [SCENARIO_ID]
+    if SCENARIO_ID in fields:
+        connection.execute(
+            sql.SQL("CREATE INDEX {} ON {} ({})").format(
+                sql.Identifier(f"{info.name}_{'_'.join(keys)}"),
+                name,
+                sql.SQL(", ").join(map(sql.Identifier, keys)),
+            )
+        )
+
+
+def read_layer(connection: psycopg.Connection[Any], info: LayerInfo) -> pa.Table:
+    """The layer's rows in feature id order, typed as they were written (`geom` as WKB)."""
+    typed = connection.execute(
+        "SELECT attname, format_type(atttypid, NULL) FROM pg_attribute "
+        "WHERE attrelid = (quote_ident(current_schema()) || '.' || quote_ident(%s))::regclass "
+        "AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
+        [info.name],
+    ).fetchall()
+    fields = [(str(name), str(kind)) for name, kind in typed if name != GEOMETRY]
+    selected: list[sql.Composable] = [sql.Identifier(name) for name, _ in fields]
+    if info.geometry_type is not None:
+        selected.append(sql.SQL("ST_AsBinary({})").format(sql.Identifier(GEOMETRY)))
+    query = sql.SQL("SELECT {} FROM {} ORDER BY {}").format(
+        sql.SQL(", ").join(selected), sql.Identifier(info.name), sql.Identifier(FID)
+    )
+    rows = connection.execute(query).fetchall()
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in selected]
+    arrays = {
+        name: pa.array(list(values), type=_FROM_SQL[kind])
+        for (name, kind), values in zip(fields, columns, strict=False)
+    }
+    if info.geometry_type is not None:
+        arrays[GEOMETRY] = pa.array([_bytes(blob) for blob in columns[-1]], type=pa.binary())
+    return pa.table(arrays)
+
+
+def _bytes(blob: Any) -> bytes | None:
+    return None if blob is None else bytes(blob)
+
+
+# Copies ------------------------------------------------------------------------------------
+
+
+def copy_workspace(source: str | Path, target: str | Path, *, replace: bool = False) -> list[str]:
+    """Copy every layer of a workspace, GeoPackage ↔ PostGIS (or PostGIS → PostGIS), in one
+    transaction or one atomic file; the layers copied, each with its row count."""
+    read = _postgis_layers(str(source)) if is_url(source) else _geopackage_layers(Path(source))
+    if is_url(target):
+        return _write_postgis(str(target), read, replace=replace)
+    return _write_geopackage(Path(target), read, replace=replace)
+
+
+def holds_workspace(location: str | Path) -> bool:
+    """Whether a GeoPackage path or a PostGIS URL holds a workspace already."""
+    if not is_url(location):
+        return Path(location).is_file()
+    with connect(str(location)) as connection:
+        return bool(layers(connection))
+
+
+def _geopackage_layers(path: Path) -> list[tuple[LayerInfo, pa.Table]]:
+    if not path.is_file():
+        raise WorkspaceError(f"{path}: no such GeoPackage workspace")
+    try:
+        listed = pyogrio.list_layers(path)
+        found = []
+        for name, kind in listed:
+            meta, table = pyogrio.read_arrow(path, layer=str(name), return_fids=True)
+            if meta["geometry_name"] and meta["geometry_name"] != GEOMETRY:
+                table = table.rename_columns(
+                    [GEOMETRY if n == meta["geometry_name"] else n for n in table.schema.names]
+                )
+            info = LayerInfo(str(name), None if kind is None else str(kind))
+            found.append((info, table.replace_schema_metadata(None)))
+    except pyogrio.errors.DataSourceError as error:
+        raise WorkspaceError(f"{path}: not a readable GeoPackage ({error})") from error
+    return found
+
+
+def _postgis_layers(url: str) -> list[tuple[LayerInfo, pa.Table]]:
+    with connect(url) as connection:
+        listed = layers(connection)
+        if not listed:
+            raise WorkspaceError(f"{shown(url)}: holds no Corridor workspace ({REGISTRY} missing)")
+        return [(info, read_layer(connection, info)) for info in listed]
+
+
+def _write_postgis(url: str, read: list[tuple[LayerInfo, pa.Table]], *, replace: bool) -> list[str]:
+    with connect(url) as connection:
+        held = layers(connection)
+        if held and not replace:
+            raise WorkspaceError(
+                f"{shown(url)}: already holds a workspace ({len(held)} layers); "
+                "expected an empty schema, or --replace to overwrite it"
+            )
+        for info in held:
+            connection.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(info.name)))
+        connection.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(REGISTRY)))
+        connection.execute("CREATE EXTENSION IF NOT EXISTS postgis")
+        connection.execute(
+            sql.SQL(
+                "CREATE TABLE {} (position integer NOT NULL, name text PRIMARY KEY, "
+                "geometry_type text)"
+            ).format(sql.Identifier(REGISTRY))
+        )
+        for position, (info, table) in enumerate(read):
+            write_layer(connection, info, table, position=position)
+    return [f"{info.name}: {table.num_rows} rows" for info, table in read]
+
+
+def _write_geopackage(
+    path: Path, read: list[tuple[LayerInfo, pa.Table]], *, replace: bool
+) -> list[str]:
+    from geo.workspace import add_time_indexes
+
+    if path.exists() and not replace:
+        raise WorkspaceError(f"{path}: already exists; expected a new file, or --replace")
+    with atomic_path(path) as temporary:
+        temporary.unlink()  # (GDAL makes the file)
+        for number, (info, table) in enumerate(read):
+            spatial = info.geometry_type is not None
+            pyogrio.write_arrow(
+                table, temporary, layer=info.name, driver="GPKG", append=number > 0,
+                geometry_name=GEOMETRY if spatial else None,
+                geometry_type=info.geometry_type if spatial else None,
+                crs=f"EPSG:{SRID}" if spatial else None,
+            )  # fmt: skip
+        add_time_indexes(temporary)
+    return [f"{info.name}: {table.num_rows} rows" for info, table in read]

@@ -1,0 +1,278 @@
+"""A workspace in PostGIS: copied there and back equal, a schema a GIS user recognises, and a
+team's roles that the database itself enforces.
+
+Needs a PostgreSQL server with PostGIS (`make test` installs and creates it: `make postgis`);
+the database is `CORRIDOR_TEST_POSTGIS`. Each test works in a schema of its own, dropped after.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from urllib.parse import quote
+
+import psycopg
+import pyogrio
+import pytest
+from conftest import shipped_workspace_in
+from test_validators import validate_gpkg
+
+from geo import changes, cli, postgis, team
+from geo.changes import Edit
+from geo.errors import WorkspaceError
+from geo.records import Position
+from geo.workspace import GeocodeCache, Workspace, add_positions
+
+DATABASE = os.environ.get(
+    "CORRIDOR_TEST_POSTGIS", "postgresql://postgres@127.0.0.1:5432/corridor_test"
+)
+
+
+@pytest.fixture(scope="module")
+def database() -> str:
+    try:
+        with psycopg.connect(DATABASE, connect_timeout=5) as connection:
+            connection.execute("SELECT postgis_version()")
+    except psycopg.Error as error:
+        pytest.fail(f"{DATABASE}: no PostGIS to test against; run `make postgis` ({error})")
+    return DATABASE
+
+
+def in_schema(url: str, schema: str, role: str | None = None) -> str:
+    """The URL of `schema` (first on the search path), connecting as `role` when given."""
+    if role is not None:
+        url = url.replace("://postgres@", f"://{role}@", 1)
+    return f"{url}?options={quote(f'-csearch_path={schema},public')}"
+
+
+@pytest.fixture
+def schema(database: str) -> Iterator[str]:
+    """A schema of this test's own, as a workspace URL; dropped after."""
+    name = f"t_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(database, autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {name}")
+    yield in_schema(database, name)
+    with psycopg.connect(database, autocommit=True) as connection:
+        connection.execute(f"DROP SCHEMA {name} CASCADE")
+
+
+@pytest.fixture
+def rich_workspace(tmp_path: Path) -> Path:
+    """The shipped scenario with what use adds: an edit in the change log, position reports
+    and a geocoder's kept answers."""
+    path = shipped_workspace_in(tmp_path)
+    workspace = Workspace(path)
+    scenario_id = workspace.scenario_ids()[0]
+    convoy = workspace.load(scenario_id).convoys[0].id
+    changes.commit(
+        workspace, scenario_id, [Edit("update", "convoys", convoy, {"status": "halted"})],
+        who="ana", note="checkpoint closed",
+    )  # fmt: skip
+    start = datetime(2016, 12, 15, 12, 0, tzinfo=UTC)
+    add_positions(workspace, scenario_id, [
+        Position(convoy, start, 36.19, 37.13, 12.5, "«Ramouseh» roundabout"),
+        Position(convoy, start + timedelta(minutes=4, milliseconds=250), 36.18, 37.12),
+    ])  # fmt: skip
+    GeocodeCache(workspace)["nominatim:al-amiriyah"] = {"lat": "36.17", "display_name": "عامرية"}
+    return path
+
+
+def layers_of(path: Path) -> dict[str, tuple[object, ...]]:
+    """Every layer of a GeoPackage as GDAL reads it: rows, types, geometry type and CRS."""
+    found = {}
+    for name, _ in pyogrio.list_layers(path):
+        meta, table = pyogrio.read_arrow(path, layer=name, return_fids=True)
+        kinds = (tuple(meta["ogr_types"]), tuple(meta["ogr_subtypes"]))
+        found[str(name)] = (table.to_pydict(), kinds, meta["geometry_type"], meta["crs"])
+    return found
+
+
+def test_a_workspace_copied_to_postgis_and_back_is_equal(
+    rich_workspace: Path, schema: str, tmp_path: Path
+) -> None:
+    copied = postgis.copy_workspace(rich_workspace, schema)
+    assert "positions: 2 rows" in copied
+    back = tmp_path / "back.gpkg"
+    postgis.copy_workspace(schema, back)
+    assert layers_of(back) == layers_of(rich_workspace)
+    assert {"changes", "positions", "geocode_cache"} <= set(layers_of(back))
+    assert validate_gpkg(back) == ""
+    original, returned = Workspace(rich_workspace), Workspace(back)
+    scenario_id = original.scenario_ids()[0]
+    assert returned.load(scenario_id) == original.load(scenario_id)
+    assert changes.history(returned) == changes.history(original) != []
+
+
+def test_postgis_to_postgis(rich_workspace: Path, schema: str, database: str) -> None:
+    postgis.copy_workspace(rich_workspace, schema)
+    other = f"t_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(database, autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {other}")
+    try:
+        postgis.copy_workspace(schema, in_schema(database, other))
+        with psycopg.connect(in_schema(database, other)) as connection:
+            assert connection.execute("SELECT count(*) FROM positions").fetchone() == (2,)
+    finally:
+        with psycopg.connect(database, autocommit=True) as connection:
+            connection.execute(f"DROP SCHEMA {other} CASCADE")
+
+
+def test_the_tables_are_typed_keyed_and_indexed(rich_workspace: Path, schema: str) -> None:
+    postgis.copy_workspace(rich_workspace, schema)
+    with psycopg.connect(schema) as connection:
+        typed = dict(
+            connection.execute(
+                "SELECT f_table_name, type || ' ' || srid FROM geometry_columns "
+                "WHERE f_table_schema = current_schema()"
+            ).fetchall()
+        )
+        assert typed == {"places": "POINT 4326", "routes": "LINESTRING 4326",
+                         "zones": "GEOMETRY 4326", "events": "POINT 4326",
+                         "positions": "POINT 4326"}  # fmt: skip
+        indexes = {
+            (table, definition.split(" USING ")[1])
+            for table, definition in connection.execute(
+                "SELECT tablename, indexdef FROM pg_indexes WHERE schemaname = current_schema()"
+            ).fetchall()
+        }
+        for table in typed:
+            assert (table, "gist (geom)") in indexes
+        assert ("events", "btree (scenario_id, date)") in indexes
+        assert ("positions", 'btree (scenario_id, "time")') in indexes
+        keyed = connection.execute(
+            "SELECT count(*) FROM information_schema.table_constraints "
+            "WHERE table_schema = current_schema() AND constraint_type = 'PRIMARY KEY'"
+        ).fetchone()
+        assert keyed == (len(layers_of(rich_workspace)) + 1,)  # and the registry
+        # New rows take ids after the copied ones.
+        connection.execute("INSERT INTO places (scenario_id, id) VALUES ('x', 'y')")
+        assert connection.execute("SELECT max(fid) FROM places").fetchone() == (13,)
+
+
+def test_a_copy_does_not_overwrite_what_it_was_not_told_to(
+    rich_workspace: Path, schema: str, tmp_path: Path
+) -> None:
+    postgis.copy_workspace(rich_workspace, schema)
+    with pytest.raises(WorkspaceError, match=r"already holds a workspace \(11 layers\).*--replace"):
+        postgis.copy_workspace(rich_workspace, schema)
+    postgis.copy_workspace(rich_workspace, schema, replace=True)
+    (tmp_path / "back.gpkg").write_bytes(b"mine")
+    with pytest.raises(WorkspaceError, match=r"back.gpkg: already exists"):
+        postgis.copy_workspace(schema, tmp_path / "back.gpkg")
+    assert (tmp_path / "back.gpkg").read_bytes() == b"mine"
+
+
+def test_an_empty_schema_is_not_a_workspace(schema: str, tmp_path: Path) -> None:
+    with pytest.raises(WorkspaceError, match=r"holds no Corridor workspace \(corridor_layers"):
+        postgis.copy_workspace(schema, tmp_path / "out.gpkg")
+    assert not (tmp_path / "out.gpkg").exists()
+
+
+def test_an_unreachable_database_is_named_without_its_password(tmp_path: Path) -> None:
+    url = "postgresql://ana:secret@127.0.0.1:9/corridor"
+    with pytest.raises(WorkspaceError, match=r"ana:\*\*\*@127.0.0.1:9/corridor: cannot connect"):
+        postgis.copy_workspace(url, tmp_path / "out.gpkg")
+
+
+def test_the_command_line_copies(
+    rich_workspace: Path, schema: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["workspace", "copy", str(rich_workspace), schema]) == 0
+    assert "11 layers copied" in capsys.readouterr().out
+    assert cli.main(["workspace", "copy", str(rich_workspace), schema]) == 1
+    assert "--replace" in capsys.readouterr().err
+    assert cli.main(["workspace", "copy", str(rich_workspace), schema, "--if-missing"]) == 0
+    assert "holds a workspace already; left as it is" in capsys.readouterr().out
+
+
+# The team's roles ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def people(database: str) -> Iterator[dict[str, str]]:
+    """Login roles of this test's own (roles belong to the whole server): dropped after."""
+    suffix = uuid.uuid4().hex[:8]
+    names = {role: f"{role}_{suffix}" for role in ("viewer", "editor", "other", "admin")}
+    yield names
+    with psycopg.connect(database, autocommit=True) as connection:
+        for name in names.values():
+            connection.execute(f"DROP OWNED BY {name}")
+            connection.execute(f"DROP ROLE {name}")
+
+
+@pytest.fixture
+def shared(rich_workspace: Path, schema: str, people: dict[str, str]) -> Callable[[str], str]:
+    """The workspace in PostGIS shared with `people`; gives the URL one of them connects with."""
+    postgis.copy_workspace(rich_workspace, schema)
+    members = team.Members(viewers=[people["viewer"]],
+                           editors=[people["editor"], people["other"]],
+                           admins=[people["admin"]])  # fmt: skip
+    done = team.init(schema, members)
+    assert f"{people['viewer']} is in corridor_viewer" in done
+    name = schema.split("search_path%3D")[1].split("%2C")[0]
+    return lambda role: in_schema(DATABASE, name, people[role])
+
+
+def log(url: str, batch: str, who: str, undoes: str = "") -> None:
+    with psycopg.connect(url) as connection:
+        connection.execute(
+            "INSERT INTO changes (batch, at, who, scenario_id, action, layer, record_id, field, "
+            "old, new, note, undoes) VALUES (%s, now(), %s, 's', 'update', 'convoys', 'c1', "
+            "'status', '', '', '', %s)",
+            [batch, who, undoes],
+        )
+
+
+def test_a_viewer_s_own_sql_cannot_write(shared: Callable[[str], str]) -> None:
+    with psycopg.connect(shared("viewer")) as connection:
+        assert connection.execute("SELECT count(*) FROM places").fetchone() == (12,)
+        assert team.role_of(connection) == "viewer"
+    for statement in ("INSERT INTO places (scenario_id, id) VALUES ('x', 'y')",
+                      "UPDATE convoys SET status = 'halted'", "DELETE FROM zones",
+                      "DROP TABLE places"):  # fmt: skip
+        with psycopg.connect(shared("viewer")) as connection, pytest.raises(
+            psycopg.errors.InsufficientPrivilege, match=r"permission denied|must be owner"
+        ):  # fmt: skip
+            connection.execute(statement)
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="permission denied"):
+        log(shared("viewer"), "b1", "viewer")
+
+
+def test_an_editor_writes_records_and_signs_the_log_as_itself(
+    shared: Callable[[str], str], people: dict[str, str]
+) -> None:
+    editor = shared("editor")
+    with psycopg.connect(editor) as connection:
+        assert team.role_of(connection) == "editor"
+        connection.execute("INSERT INTO places (scenario_id, id) VALUES ('x', 'y')")
+        connection.execute("UPDATE convoys SET status = 'halted' WHERE fid = 1")
+    log(editor, "mine", people["editor"])
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+        log(editor, "forged", people["other"])  # signed as someone else
+    with psycopg.connect(editor) as connection, pytest.raises(
+        psycopg.errors.InsufficientPrivilege, match="permission denied"
+    ):  # fmt: skip
+        connection.execute("DELETE FROM changes")  # the log is never rewritten
+
+
+def test_an_editor_undoes_only_its_own_batches_and_an_admin_anyone_s(
+    shared: Callable[[str], str], people: dict[str, str]
+) -> None:
+    log(shared("other"), "theirs", people["other"])
+    log(shared("editor"), "mine", people["editor"])
+    log(shared("editor"), "undo-mine", people["editor"], undoes="mine")
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+        log(shared("editor"), "undo-theirs", people["editor"], undoes="theirs")
+    log(shared("admin"), "admin-undo", people["admin"], undoes="theirs")
+    with psycopg.connect(shared("admin")) as connection:
+        assert team.role_of(connection) == "admin"
+        undone = connection.execute("SELECT batch FROM changes WHERE undoes <> '' ORDER BY fid")
+        assert [row[0] for row in undone] == ["undo-mine", "admin-undo"]
+
+
+def test_team_init_needs_a_workspace(schema: str) -> None:
+    with pytest.raises(WorkspaceError, match="holds no Corridor workspace to share"):
+        team.init(schema)
