@@ -52,11 +52,10 @@ class PositionTable(Sequence[Position]):
             return reports
         listed = list(reports)
         names, code = _factorised([report.convoy for report in listed])
-        micro = timedelta(microseconds=1)
         return cls(
             names,
             code,
-            np.array([(r.time - EPOCH) // micro for r in listed], dtype=np.int64) * 1000,
+            np.array([nanoseconds(r.time) for r in listed], dtype=np.int64),
             np.array([r.latitude for r in listed], dtype=np.float64),
             np.array([r.longitude for r in listed], dtype=np.float64),
             np.array([np.nan if r.speed_kmh is None else r.speed_kmh for r in listed], dtype=float),
@@ -188,8 +187,10 @@ class PositionTable(Sequence[Position]):
         return rows[: int(np.searchsorted(self.ns[rows], nanoseconds(at), side="right"))]
 
     def counts(self) -> dict[str, int]:
-        """How many rows each convoy has, for the convoys that have any."""
-        return {name: len(rows) for name, rows in self._groups.items()}
+        """How many rows each convoy has, for the convoys that have any, the convoy of the
+        oldest report first."""
+        groups = sorted(self._groups.items(), key=lambda item: int(self.ns[item[1][0]]))
+        return {name: len(rows) for name, rows in groups}
 
     def latest_ns(self) -> int | None:
         return int(self.ns.max()) if len(self) else None
@@ -240,8 +241,15 @@ def moment(ns: int) -> datetime:
     return EPOCH + timedelta(microseconds=ns // 1000)
 
 
+FIRST, LAST = datetime(1678, 1, 1, tzinfo=UTC), datetime(2261, 12, 31, 23, 59, 59, tzinfo=UTC)
+"""The moments a table holds (nanoseconds in 64 bits reach from 1677-09-21 to 2262-04-11)."""
+
+
 def nanoseconds(at: datetime) -> int:
-    """Nanoseconds since 1970 UTC of an aware datetime."""
+    """Nanoseconds since 1970 UTC of an aware datetime from FIRST to LAST (ValueError beyond:
+    a report of the year 2300 is not wrapped round to 1715)."""
+    if not FIRST <= at <= LAST:
+        raise ValueError(f"a position's time must lie from {FIRST:%Y} to {LAST:%Y}, got {at!r}")
     return (at - EPOCH) // timedelta(microseconds=1) * 1000
 
 

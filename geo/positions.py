@@ -28,7 +28,7 @@ from geo import _fields as f
 from geo import _gpx
 from geo._fields import Field, Spot
 from geo.errors import ProblemLog
-from geo.position_table import HeldReports, PositionTable
+from geo.position_table import FIRST, LAST, HeldReports, PositionTable
 from geo.readers import LATITUDE_ALIASES, LONGITUDE_ALIASES, SUFFIXES, read_file, xml_root
 from geo.records import Position
 
@@ -70,6 +70,10 @@ def read_positions(path: Path | str, *, log: ProblemLog, name: str | None = None
 def _position(cells: dict[str, Any], spot: Spot, log: ProblemLog) -> Position | None:
     values = f.parse_fields(cells, FIELDS, spot, log)
     if values is None:
+        return None
+    if not FIRST <= values["time"] <= LAST:  # (held as 64-bit nanoseconds: `PositionTable`)
+        expected = f"a time from {FIRST:%Y} to {LAST:%Y}"
+        log.error(spot.file, spot.where, "time", expected, cells.get("time"))
         return None
     return Position(
         values["convoy"],

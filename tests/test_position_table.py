@@ -165,3 +165,31 @@ def test_states_measure_each_convoy_s_latest_report_up_to_the_moment(share: floa
     measured = [s for s in states.values() if s.done_m is not None]
     assert len(measured) >= 3 or share == 0
     assert tracking.as_of(scenario, PositionTable.of(reports), moment)[0] == moment
+
+
+def test_a_time_a_table_cannot_hold_is_a_bad_row_not_a_wrapped_one(tmp_path: Path) -> None:
+    path = tmp_path / "live.csv"
+    path.write_text(
+        "convoy,time,latitude,longitude\n"
+        "c1,2300-01-01T00:00:00Z,36.2,37.1\n"
+        "c1,1650-01-01T00:00:00Z,36.2,37.1\n"
+        "c1,2016-12-15T12:00:00Z,36.2,37.1\n",
+        encoding="utf-8",
+    )
+    feed, log = Feed(path, "aleppo"), ProblemLog()
+    assert [r.time.year for r in feed.poll(log)] == [2016]
+    assert [(p.where, p.field, p.actual) for p in log] == [
+        ("row 2", "time", "2300-01-01T00:00:00Z"),
+        ("row 3", "time", "1650-01-01T00:00:00Z"),
+    ]
+    assert "a time from 1678 to 2261" in str(next(iter(log)))
+    with pytest.raises(ValueError, match="must lie from 1678 to 2261"):
+        PositionTable.of([Position("c1", datetime(2300, 1, 1, tzinfo=UTC), 36.2, 37.1)])
+
+
+def test_unknown_convoys_are_told_in_the_order_of_their_first_report() -> None:
+    scenario, _ = synthetic_reports()
+    reports = [Position("zz", at(60), 36.0, 37.0), Position("aa", at(0), 36.0, 37.0)]
+    log = ProblemLog()
+    track_states(scenario, PositionTable.of(reports), at(90), log=log)
+    assert [p.actual for p in log] == ["aa", "zz"]
