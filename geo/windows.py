@@ -7,7 +7,6 @@ from datetime import UTC, date, datetime, timedelta
 
 import geopandas as gpd
 import pandas as pd
-import pyogrio
 
 from geo import _schema as s
 from geo.errors import WorkspaceError
@@ -17,12 +16,12 @@ from geo.workspace import (
     POSITIONS_LAYER,
     SCENARIO_ID,
     TIME_FIELDS,
+    Window,
     Workspace,
-    layer_names,
 )
 
 Extent = tuple[float, float, float, float]
-"""West, south, east, north, in degrees."""
+"""West, south, east, north, in degrees (as `geo.workspace.Window` takes it)."""
 FIELDS = {
     "events": [SCENARIO_ID, *s.field_names(s.EVENTS)],
     POSITIONS_LAYER: list(POSITION_FIELDS),
@@ -59,28 +58,18 @@ def rows_in(
     field = TIME_FIELDS.get(layer)
     if field is None:
         expected = f"one of the layers {', '.join(TIME_FIELDS)}"
-        raise WorkspaceError(f"{workspace.path}: expected {expected}, got {layer!r}")
-    if not workspace.exists() or layer not in layer_names(workspace.path):
+        raise WorkspaceError(f"{workspace.label}: expected {expected}, got {layer!r}")
+    if not workspace.exists() or layer not in workspace._layers():
         names = list(dict.fromkeys([*(columns or FIELDS[layer]), field]))
         empty: pd.DataFrame = gpd.GeoDataFrame(columns=[*names, "geometry"], geometry="geometry",
                                                crs=CRS)  # fmt: skip
         if not geometry:
             empty = pd.DataFrame(empty.drop(columns="geometry"))
         return _typed(empty, layer, start, end, columns)
-    quoted = scenario_id.replace("'", "''")
-    where = [f"{SCENARIO_ID} = '{quoted}'"]
     low, high = _bounds(layer, start, end)
-    where += [f"\"{field}\" >= '{low}'"] if low else []
-    where += [f"\"{field}\" < '{high}'"] if high else []
     wanted = None if columns is None else list(dict.fromkeys([*columns, field]))
-    try:
-        frame: pd.DataFrame = pyogrio.read_dataframe(
-            workspace.path, layer=layer, columns=wanted, where=" AND ".join(where),
-            bbox=extent, use_arrow=True, read_geometry=geometry,
-        )  # fmt: skip
-    except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as error:
-        raise WorkspaceError(f"{workspace.path}: cannot read layer {layer!r} ({error})") from error
-    return _typed(frame, layer, start, end, columns)
+    window = Window(layer, scenario_id, field, low, high, extent, wanted, geometry)
+    return _typed(workspace.rows_in_window(window), layer, start, end, columns)
 
 
 def _typed(

@@ -81,6 +81,22 @@ READ_TRIES = 3
 """Reads of a workspace that failed while it was being written, tried in all."""
 
 
+@dataclass(frozen=True)
+class Window:
+    """Rows of a large layer asked for: one scenario's, with the time field from `low`
+    (included) to `high` (excluded), both ISO text as the file compares them, and whose point
+    lies in `extent` (west, south, east, north); `columns` None for all."""
+
+    layer: str
+    scenario_id: str
+    field: str
+    low: str | None
+    high: str | None
+    extent: tuple[float, float, float, float] | None
+    columns: list[str] | None
+    geometry: bool
+
+
 class Workspace:
     """A GeoPackage file of scenarios; every save rewrites it through a temporary copy.
 
@@ -106,8 +122,25 @@ class Workspace:
                 "or open the scenario read-only"
             ) from None
 
+    @property
+    def label(self) -> str:
+        """The workspace as messages name it."""
+        return str(self.path)
+
     def exists(self) -> bool:
         return self.path.is_file()
+
+    def _layers(self) -> set[str]:
+        """The names of the layers the workspace holds."""
+        return layer_names(self.path)
+
+    def _cache_key(self) -> str:
+        """What tells this workspace from others in the cache of scenarios last read."""
+        return str(self.path.resolve())
+
+    def _spot_file(self, layer: str) -> str:
+        """The 'file' a problem found in a layer is told in."""
+        return f"{self.path.name}:{layer}"
 
     def version(self) -> tuple[int, int, int] | None:
         """What changes whenever the workspace is saved (each save replaces the file): its
@@ -122,7 +155,7 @@ class Workspace:
         return self._settled(self._scenario_ids)
 
     def _scenario_ids(self) -> list[str]:
-        if not self.exists() or SCENARIOS_LAYER not in layer_names(self.path):
+        if not self.exists() or SCENARIOS_LAYER not in self._layers():
             return []
         return sorted(str(value) for value in self.table(SCENARIOS_LAYER)[SCENARIO_ID])
 
@@ -160,7 +193,7 @@ class Workspace:
         gives the scenario it wrote to the next load of the file it made (its edits were
         checked by the same rules; not when a time it wrote has more than milliseconds).
         """
-        key = (str(self.path.resolve()), self.version(), scenario_id)
+        key = (self._cache_key(), self.version(), scenario_id)
         with _LOADED_LOCK:
             found = _LOADED.get(key) if key[1] is not None else None
         if found is not None:
@@ -177,7 +210,7 @@ class Workspace:
     ) -> None:
         """Give `scenario` to the next load of this version of the file (an older version of
         the same file and scenario goes)."""
-        key = (str(self.path.resolve()), version, scenario_id)
+        key = (self._cache_key(), version, scenario_id)
         with _LOADED_LOCK:
             for stale in [k for k in _LOADED if (k[0], k[2]) == (key[0], key[2])]:
                 del _LOADED[stale]
@@ -190,7 +223,7 @@ class Workspace:
         scenario_id = self._resolve(scenario_id)
         log = ProblemLog()
         meta = self._meta(scenario_id, log)
-        present = layer_names(self.path)
+        present = self._layers()
         raws = {
             layer.kind: self._raws(layer, scenario_id) if layer.kind.name in present else []
             for layer in LAYERS
@@ -204,7 +237,7 @@ class Workspace:
                 raws[s.EVENTS] = self._raws(EVENTS_LAYER, scenario_id)
         _give_back_memory()  # (what reading the layers freed: the checks below need more)
         scenario = assemble(meta, sources, raws, log)
-        log.raise_if_errors(f"{self.path} (scenario {scenario_id!r})")
+        log.raise_if_errors(f"{self.label} (scenario {scenario_id!r})")
         assert scenario is not None
         if events is None:  # (read row by row: kept as columns all the same)
             events = EventTable.from_records(scenario.events)
@@ -219,25 +252,56 @@ class Workspace:
         GDAL for them went through the time index: 1,000,000 rows took 2.1 s, then 1.0 s to
         put back in order, where the whole layer took 0.4 s)."""
         wanted = [SCENARIO_ID, *s.field_names(s.EVENTS)]
-        try:
-            found, table = pyogrio.read_arrow(
-                self.path, layer=s.EVENTS.name,
-                columns=[n for n in wanted if n not in ("latitude", "longitude")],
-            )  # fmt: skip
-        except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as error:
-            raise WorkspaceError(f"{self.path}: cannot read layer 'events' ({error})") from error
+        geometry_name, table = self._events_arrow(
+            scenario_id, [n for n in wanted if n not in ("latitude", "longitude")]
+        )
         if table.schema.field(SCENARIO_ID).type != pyarrow.string() or any(
             pyarrow.types.is_temporal(field.type) for field in table.schema
         ):  # (a layer written empty, or by another program with typed dates: row by row)
             return None
-        if not found["geometry_name"] and "wkb_geometry" not in table.column_names:
+        if not geometry_name and "wkb_geometry" not in table.column_names:
             return None
         mine = pc.fill_null(pc.equal(table.column(SCENARIO_ID), scenario_id), False)
         if not pc.all(mine).as_py():  # (a row without a scenario id is nobody's)
             table = table.filter(mine)
-        geometry = table.column(found["geometry_name"] or "wkb_geometry").combine_chunks()
+        geometry = table.column(geometry_name or "wkb_geometry").combine_chunks()
         columns = {name: table.column(name).combine_chunks() for name in table.column_names}
         return event_table.checked(columns, geometry, s.Known(sources=sources))
+
+    def _events_arrow(self, scenario_id: str, columns: list[str]) -> tuple[str, pyarrow.Table]:
+        """The events layer's `columns` and geometry (WKB; the scenario's rows at least, in
+        the layer's order), and the geometry column's name ("" when GDAL names none)."""
+        try:
+            found, table = pyogrio.read_arrow(self.path, layer=s.EVENTS.name, columns=columns)
+        except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as error:
+            raise WorkspaceError(f"{self.path}: cannot read layer 'events' ({error})") from error
+        return str(found["geometry_name"] or ""), table
+
+    def rows_in_window(self, window: Window) -> pd.DataFrame:
+        """The rows of a large layer in a window (`geo.windows.rows_in` makes it exact)."""
+        quoted = window.scenario_id.replace("'", "''")
+        where = [f"{SCENARIO_ID} = '{quoted}'"]
+        where += [f"\"{window.field}\" >= '{window.low}'"] if window.low else []
+        where += [f"\"{window.field}\" < '{window.high}'"] if window.high else []
+        try:
+            frame: pd.DataFrame = pyogrio.read_dataframe(
+                self.path, layer=window.layer, columns=window.columns, where=" AND ".join(where),
+                bbox=window.extent, use_arrow=True, read_geometry=window.geometry,
+            )  # fmt: skip
+        except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as error:
+            raise WorkspaceError(
+                f"{self.path}: cannot read layer {window.layer!r} ({error})"
+            ) from error
+        return frame
+
+    def append_rows(self, layer: str, frame: pd.DataFrame, geometry_type: str | None) -> None:
+        """Add rows to a layer (made when missing) that is not a scenario table: position
+        reports, the geocode cache."""
+        with self.transaction():  # not while another writer swaps the file
+            present = self.exists() and layer in layer_names(self.path)
+            _write(frame, self.path, layer, geometry_type, append=present, arrow=True)
+            if not present:
+                add_time_indexes(self.path)
 
     def save(self, scenario: Scenario, *, append: dict[str, pd.DataFrame] | None = None) -> None:
         """Add the scenario, or replace the one with its id, in one all-or-nothing rewrite.
@@ -372,7 +436,7 @@ class Workspace:
         found = ", ".join(ids) or "none"
         asked = "a scenario id" if scenario_id is None else repr(scenario_id)
         raise ScenarioNotFoundError(
-            f"{self.path}: expected {asked} among the workspace's scenarios, found: {found}"
+            f"{self.label}: expected {asked} among the workspace's scenarios, found: {found}"
         )
 
     def table(self, name: str) -> pd.DataFrame:
@@ -387,7 +451,7 @@ class Workspace:
         table = self.table(SCENARIOS_LAYER)
         row = _cells(table[table[SCENARIO_ID] == scenario_id])[0]
         row["id"] = row.pop(SCENARIO_ID)
-        spot = Spot(f"{self.path.name}:{SCENARIOS_LAYER}", f"scenario {scenario_id!r}")
+        spot = Spot(self._spot_file(SCENARIOS_LAYER), f"scenario {scenario_id!r}")
         return f.parse_fields(row, meta_fields(), spot, log) or {}
 
     def _raws(self, layer: Layer, scenario_id: str) -> list[s.RawRecord]:
@@ -396,7 +460,7 @@ class Workspace:
         geometries = list(rows.geometry) if layer.geometry_type else [None] * len(rows)
         raws = []
         for cells, geometry in zip(_cells(rows), geometries, strict=True):
-            spot = Spot(f"{self.path.name}:{layer.kind.name}", f"id {cells.get('id')!r}")
+            spot = Spot(self._spot_file(layer.kind.name), f"id {cells.get('id')!r}")
             if layer.kind in POINT_KINDS and geometry is not None:
                 cells["longitude"], cells["latitude"] = _point_cells(geometry)
                 geometry = None
@@ -825,13 +889,8 @@ def add_positions(workspace: Workspace, scenario_id: str, positions: Sequence[Po
     )
     points = gpd.points_from_xy(frame["longitude"], frame["latitude"], crs=CRS)
     spatial = gpd.GeoDataFrame(frame, geometry=points, crs=CRS)
-    with workspace.transaction():  # not while another writer swaps the file
-        present = POSITIONS_LAYER in layer_names(workspace.path)
-        # (through Arrow: a million reports written 34.9 s → 13.2 s)
-        _write(spatial, workspace.path, POSITIONS_LAYER, "Point", append=present, arrow=True)
-        if not present:
-            add_time_indexes(workspace.path)
-    return len(table)
+    workspace.append_rows(POSITIONS_LAYER, spatial, "Point")  # (through Arrow: a million
+    return len(table)  # reports written 34.9 s → 13.2 s)
 
 
 def positions(
@@ -877,7 +936,7 @@ class GeocodeCache(MutableMapping[str, dict[str, Any] | None]):
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
         self._answers: dict[str, dict[str, Any] | None] = {}
-        if workspace.exists() and GEOCODE_CACHE_LAYER in layer_names(workspace.path):
+        if workspace.exists() and GEOCODE_CACHE_LAYER in workspace._layers():
             for row in _cells(workspace.table(GEOCODE_CACHE_LAYER)):
                 self._answers[str(row["key"])] = (
                     json.loads(row["answer"]) if row["answer"] else None
@@ -893,14 +952,11 @@ class GeocodeCache(MutableMapping[str, dict[str, Any] | None]):
             "asked_at": datetime.now(UTC),
         }
         frame = _typed(pd.DataFrame([row]), {"asked_at"})
-        with self.workspace.transaction():  # not while another writer swaps the file
-            pyogrio.write_dataframe(
-                frame, self.workspace.path, layer=GEOCODE_CACHE_LAYER, driver="GPKG", append=True
-            )
+        self.workspace.append_rows(GEOCODE_CACHE_LAYER, frame, None)
         self._answers[key] = value
 
     def __delitem__(self, key: str) -> None:
-        raise WorkspaceError(f"{self.workspace.path}: the geocode cache only grows")
+        raise WorkspaceError(f"{self.workspace.label}: the geocode cache only grows")
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._answers)
