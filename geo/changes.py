@@ -104,7 +104,7 @@ def commit(
         with workspace.transaction() if last else contextlib.nullcontext():
             version = workspace.version()
             current = workspace.load(scenario_id)
-            subject = f"{workspace.path} (scenario {scenario_id!r})"
+            subject = f"{workspace.label} (scenario {scenario_id!r})"
             edited = _edited(current, edits, subject=subject)
             if added is not None and len(added):
                 edited = _with_added(edited, added, subject=subject)
@@ -177,7 +177,7 @@ def undo(workspace: Workspace, scenario_id: str, *, who: str) -> Sequence[Change
         batch = undoable(workspace, scenario_id, who=who)
         if not batch:
             raise NothingToUndoError(
-                f"{workspace.path}: no change by {who!r} to undo in scenario {scenario_id!r}"
+                f"{workspace.label}: no change by {who!r} to undo in scenario {scenario_id!r}"
             )
         edits = [_inverse(change) for change in reversed(batch)]
         _check_unchanged(workspace.load(scenario_id), batch)
@@ -594,7 +594,7 @@ def _dump(
         write_text(marker, repr(workspace.version()))
     except OSError as error:
         raise WorkspaceError(
-            f"{workspace.path}: the change was saved but its dump could not be written ({error})"
+            f"{workspace.label}: the change was saved but its dump could not be written ({error})"
         ) from error
 
 

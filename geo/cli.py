@@ -203,11 +203,19 @@ def _parser() -> argparse.ArgumentParser:
     for command in (load, dump, geocode, track):
         command.add_argument(
             "--workspace",
-            type=Path,
+            type=_workspace_location,
             default=settings.workspace,
-            help=f"the GeoPackage workspace (default: {settings.workspace})",
+            help="the workspace: a GeoPackage, or a PostGIS database's postgresql:// URL "
+            f"(default: {settings.workspace})",
         )
     return parser
+
+
+def _workspace_location(text: str) -> Path | str:
+    """A GeoPackage path, or a PostGIS URL kept as text (a Path would fold its '//')."""
+    from geo.settings import POSTGIS_SCHEMES
+
+    return text if text.startswith(POSTGIS_SCHEMES) else Path(text)
 
 
 def _copy_workspace(args: argparse.Namespace) -> int:

@@ -36,6 +36,8 @@ WORKSPACE = (
     else (_user_folder("XDG_DATA_HOME", ".local/share") / "workspace.gpkg")
 )
 """The workspace unless CORRIDOR_WORKSPACE or --workspace names another."""
+POSTGIS_SCHEMES = ("postgresql://", "postgres://")
+"""A workspace named by a URL of these is in PostGIS (`geo.postgis`)."""
 USER_AGENT = "corridor/0.1 (offline-first evacuation maps)"
 """What Corridor calls itself to a web service (geopy's geocoders send it)."""
 
@@ -55,7 +57,8 @@ class Settings:
         The scenario `make run` prepares the workspace from.
     """
 
-    workspace: Path
+    workspace: Path | str
+    """A GeoPackage's path, or a PostGIS database's ``postgresql://`` URL (kept as text)."""
     scenarios_dir: Path
     default_scenario: str
 
@@ -63,7 +66,7 @@ class Settings:
     def from_environment(cls) -> Settings:
         workspace = os.environ.get("CORRIDOR_WORKSPACE") or WORKSPACE
         return cls(
-            workspace=Path(workspace),
+            workspace=workspace if str(workspace).startswith(POSTGIS_SCHEMES) else Path(workspace),
             scenarios_dir=DATA_DIR / "scenarios",
             default_scenario="aleppo-2016-12",
         )

@@ -37,6 +37,7 @@ from geo.errors import ProblemLog, ScenarioNotFoundError, WorkspaceError, Worksp
 from geo.event_table import EventTable
 from geo.position_table import PositionTable
 from geo.records import Position, Scenario
+from geo.settings import POSTGIS_SCHEMES
 
 SCENARIO_ID = "scenario_id"
 SCENARIOS_LAYER = "scenarios"
@@ -105,6 +106,14 @@ class Workspace:
     other, each to the other's result; readers never wait (a rename swaps the file whole).
     """
 
+    def __new__(cls, path: Path | str, **options: Any) -> Workspace:
+        """A `postgresql://` URL gives the workspace in PostGIS (`geo.postgis_store`)."""
+        if cls is Workspace and isinstance(path, str) and path.startswith(POSTGIS_SCHEMES):
+            from geo.postgis_store import PostgisWorkspace
+
+            return super().__new__(PostgisWorkspace)
+        return super().__new__(cls)
+
     def __init__(self, path: Path | str, *, lock_seconds: float = LOCK_SECONDS) -> None:
         self.path = Path(path)
         self._lock = filelock.FileLock(str(self.path) + ".lock", timeout=lock_seconds)
@@ -126,6 +135,15 @@ class Workspace:
     def label(self) -> str:
         """The workspace as messages name it."""
         return str(self.path)
+
+    def holds_lock(self) -> bool:
+        """Whether this process holds the workspace's write lock (`transaction`)."""
+        return bool(self._lock.is_locked)
+
+    @property
+    def location(self) -> Path | str:
+        """What `Workspace(...)` opens this workspace again from: a path, or a URL."""
+        return self.path
 
     def exists(self) -> bool:
         return self.path.is_file()

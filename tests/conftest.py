@@ -51,12 +51,54 @@ def tiny(tiny_dir: Path) -> Scenario:
     return read_scenario(tiny_dir)
 
 
+POSTGIS = os.environ.get(
+    "CORRIDOR_TEST_POSTGIS", "postgresql://postgres@127.0.0.1:5432/corridor_test"
+)
+"""The PostGIS database the tests make workspaces in (`make postgis` makes it), a schema each."""
+
+
+@pytest.fixture(params=["geopackage", "postgis"])
+def new_workspace(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Workspace]:
+    """An empty workspace in each store: a GeoPackage file, and a schema of its own in the
+    PostGIS test database (dropped after). A test marked `geopackage_only` (it opens the file
+    itself) runs on the first alone."""
+    if request.param == "geopackage":
+        yield Workspace(tmp_path / "workspace.gpkg")
+        return
+    if request.node.get_closest_marker("geopackage_only"):
+        pytest.skip("opens the GeoPackage file itself")
+    with postgis_schema() as url:
+        found = Workspace(url)
+        found.path = tmp_path / "workspace.gpkg"  # (where its scenario dumps go: not .cache/)
+        yield found
+
+
+@contextlib.contextmanager
+def postgis_schema() -> Iterator[str]:
+    """A new schema in the PostGIS test database, as a workspace URL; dropped after."""
+    import uuid
+    from urllib.parse import quote
+
+    import psycopg
+
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    try:
+        with psycopg.connect(POSTGIS, autocommit=True, connect_timeout=5) as connection:
+            connection.execute(f"CREATE SCHEMA {name}")
+    except psycopg.Error as error:
+        pytest.fail(f"{POSTGIS}: no PostGIS database to test in; run `make postgis` ({error})")
+    try:
+        yield f"{POSTGIS}?options={quote(f'-csearch_path={name},public')}"
+    finally:
+        with psycopg.connect(POSTGIS, autocommit=True) as connection:
+            connection.execute(f"DROP SCHEMA {name} CASCADE")
+
+
 @pytest.fixture
-def tiny_workspace(tmp_path: Path, tiny: Scenario) -> Workspace:
-    """A workspace in a temporary folder holding the tiny scenario."""
-    found = Workspace(tmp_path / "workspace.gpkg")
-    found.save(tiny)
-    return found
+def tiny_workspace(new_workspace: Workspace, tiny: Scenario) -> Workspace:
+    """A workspace holding the tiny scenario, in each store."""
+    new_workspace.save(tiny)
+    return new_workspace
 
 
 @pytest.fixture

@@ -3,14 +3,16 @@ same workspace, change log, dump and undo, without a record, edit or change made
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
 import pyogrio
 import pytest
-from conftest import workspace_of
+from conftest import postgis_schema, workspace_of
 
 from geo import _schema as s
 from geo import changes, synthetic
@@ -54,15 +56,24 @@ def log_rows(workspace: Workspace) -> list[tuple[object, ...]]:
     return [tuple(row) for row in frame[names].itertuples(index=False)]
 
 
-@pytest.fixture
-def pair(tmp_path: Path, tiny: Scenario) -> tuple[Workspace, Workspace]:
-    found = []
-    for name in ("columns", "edits"):
-        (tmp_path / name).mkdir()
-        made = Workspace(tmp_path / name / "workspace.gpkg")
-        made.save(tiny)
-        found.append(made)
-    return found[0], found[1]
+@pytest.fixture(params=["geopackage", "postgis"])
+def pair(
+    request: pytest.FixtureRequest, tmp_path: Path, tiny: Scenario
+) -> Iterator[tuple[Workspace, Workspace]]:
+    """Two workspaces holding the tiny scenario, in each store."""
+    with contextlib.ExitStack() as stack:
+        found = []
+        for name in ("columns", "edits"):
+            (tmp_path / name).mkdir()
+            path = tmp_path / name / "workspace.gpkg"
+            if request.param == "geopackage":
+                made = Workspace(path)
+            else:
+                made = Workspace(stack.enter_context(postgis_schema()))
+                made.path = path  # (its dumps)
+            made.save(tiny)
+            found.append(made)
+        yield found[0], found[1]
 
 
 def test_events_added_as_columns_are_stored_logged_and_dumped_as_added_by_edits(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
@@ -12,7 +13,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 import shapely
-from conftest import workspace_of
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -33,8 +33,9 @@ def scenario() -> Scenario:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path, scenario: Scenario) -> Workspace:
-    return workspace_of(tmp_path, scenario)
+def workspace(new_workspace: Workspace, scenario: Scenario) -> Workspace:
+    new_workspace.save(scenario)
+    return new_workspace
 
 
 def test_a_table_is_the_same_sequence_as_its_records(scenario: Scenario) -> None:
@@ -61,7 +62,7 @@ def test_an_empty_table() -> None:
 def test_a_workspace_loads_events_as_columns_in_the_order_written(
     workspace: Workspace, scenario: Scenario
 ) -> None:
-    loaded = Workspace(workspace.path).load()  # (the file read again: not the one just saved)
+    loaded = Workspace(workspace.location).load()  # (the file read again: not the one just saved)
     assert isinstance(loaded.events, EventTable)
     assert [event.id for event in loaded.events] == [event.id for event in scenario.events]
     assert loaded.events == scenario.events
@@ -80,41 +81,45 @@ def test_a_scenario_saved_from_records_is_stored_as_from_columns(
         assert a.execute(schema).fetchall() == b.execute(schema).fetchall()
 
 
-def _edit_cell(path: Path, sql: str) -> None:
-    with _geopackage(path) as db:  # e.g. QGIS editing the file in place
-        db.execute(sql)
+def _edit_cell(workspace: Workspace, sql: str) -> None:
+    """Another program (QGIS, say) editing the workspace in place: the file, or the tables."""
+    if isinstance(workspace.location, Path):
+        with _geopackage(workspace.path) as db:
+            db.execute(sql)
+        return
+    import psycopg
+
+    with psycopg.connect(workspace.location) as db:
+        db.execute(sql)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
     ("sql", "message"),
     [
         ("UPDATE events SET date = '15/12/2016' WHERE id = 'E7'",
-         r"w\.gpkg:events, id 'E7', field 'date': expected a date as YYYY-MM-DD, "
-         r"got '15/12/2016'"),
+         r", id 'E7', field 'date': expected a date as YYYY-MM-DD, got '15/12/2016'"),
         ("UPDATE events SET fatalities = -2 WHERE id = 'E8'",
-         r"w\.gpkg:events, id 'E8', field 'fatalities': expected a whole number from 0 up, "
-         r"got -2"),
+         r", id 'E8', field 'fatalities': expected a whole number from 0 up, got -2"),
         ("UPDATE events SET source = 'gone' WHERE id = 'E9'",
-         r"w\.gpkg:events, id 'E9', field 'source': expected ids separated by ';', each the "
+         r", id 'E9', field 'source': expected ids separated by ';', each the "
          r"id of a source \(unknown: gone\), got 'gone'"),
         ("UPDATE events SET id = 'E1' WHERE id = 'E2'",
-         r"w\.gpkg:events, id 'E1', field 'id': expected a unique id \(also used at id 'E1'\), "
-         r"got 'E1'"),
+         r", id 'E1', field 'id': expected a unique id \(also used at id 'E1'\), got 'E1'"),
     ],
 )  # fmt: skip
 def test_a_refused_cell_is_told_by_row_as_before(
     workspace: Workspace, scenario: Scenario, sql: str, message: str
 ) -> None:
-    _edit_cell(workspace.path, sql)
-    with pytest.raises(ValidationError, match=message):
-        Workspace(workspace.path).load()
+    _edit_cell(workspace, sql)
+    with pytest.raises(ValidationError, match=re.escape(workspace._spot_file("events")) + message):
+        Workspace(workspace.location).load()
 
 
 def test_an_event_without_its_point_keeps_its_coordinates_columns(
     workspace: Workspace, scenario: Scenario
 ) -> None:
-    _edit_cell(workspace.path, "UPDATE events SET geom = NULL WHERE id = 'E4'")
-    loaded = Workspace(workspace.path).load()  # (read row by row, as before columns)
+    _edit_cell(workspace, "UPDATE events SET geom = NULL WHERE id = 'E4'")
+    loaded = Workspace(workspace.location).load()  # (read row by row, as before columns)
     assert loaded.events == scenario.events
     assert isinstance(loaded.events, EventTable)
 
@@ -122,16 +127,16 @@ def test_an_event_without_its_point_keeps_its_coordinates_columns(
 def test_a_scenario_without_events_loads_an_empty_table(tmp_path: Path, tiny_dir: Path) -> None:
     workspace = Workspace(tmp_path / "w.gpkg")
     workspace.save(replace(read_scenario(tiny_dir), events=()))
-    loaded = Workspace(workspace.path).load()
+    loaded = Workspace(workspace.location).load()
     assert isinstance(loaded.events, EventTable)
     assert len(loaded.events) == 0
 
 
 def test_an_event_off_the_earth_is_refused(workspace: Workspace) -> None:
-    _edit_cell(workspace.path, "UPDATE events SET geom = NULL, latitude = 91 WHERE id = 'E4'")
+    _edit_cell(workspace, "UPDATE events SET geom = NULL, latitude = 91 WHERE id = 'E4'")
     with pytest.raises(ValidationError, match=r"id 'E4', field 'latitude': expected a number "
                        r"from -90 to 90, got 91"):  # fmt: skip
-        Workspace(workspace.path).load()
+        Workspace(workspace.location).load()
 
 
 def test_map_columns_from_a_table_equal_those_from_records(scenario: Scenario) -> None:
@@ -157,7 +162,7 @@ def test_an_edit_of_an_event_is_kept(workspace: Workspace, scenario: Scenario) -
     event = scenario.events[5]
     edit = changes.Edit("update", "events", event.id, {"fatalities": event.fatalities + 3})
     changes.commit(workspace, scenario.id, [edit], who="test")
-    loaded = Workspace(workspace.path).load()
+    loaded = Workspace(workspace.location).load()
     assert loaded.events[5] == replace(event, fatalities=event.fatalities + 3)
     assert len(loaded.events) == len(scenario.events)
 
@@ -218,7 +223,7 @@ def test_edits_of_events_keep_them_as_columns_in_the_commit_s_order(
     expected[39] = replace(second, fatalities=second.fatalities + 1)
     expected[-1] = replace(third, notes="Revised.")
     assert remembered.events == (*expected, new)
-    assert Workspace(workspace.path).load(scenario.id).events == remembered.events
+    assert Workspace(workspace.location).load(scenario.id).events == remembered.events
 
 
 def test_by_id_gives_only_the_events_asked_for(scenario: Scenario) -> None:
@@ -245,8 +250,8 @@ def test_a_dump_of_a_table_is_the_dump_of_its_records(tmp_path: Path, scenario: 
 def test_a_row_without_a_scenario_id_belongs_to_no_scenario(
     workspace: Workspace, scenario: Scenario
 ) -> None:
-    _edit_cell(workspace.path, "UPDATE events SET scenario_id = NULL WHERE id = 'E1'")
-    loaded = Workspace(workspace.path).load()
+    _edit_cell(workspace, "UPDATE events SET scenario_id = NULL WHERE id = 'E1'")
+    loaded = Workspace(workspace.location).load()
     assert [e.id for e in loaded.events] == [e.id for e in scenario.events if e.id != "E1"]
 
 
@@ -277,13 +282,24 @@ def test_the_map_s_event_details_from_a_table_equal_those_from_records(
 def test_an_event_drawn_as_another_shape_is_refused_by_id(
     workspace: Workspace, wkt: str, shape: str
 ) -> None:
-    blob = _geopackage_blob(shapely.from_wkt(wkt))
-    with _geopackage(workspace.path) as db:
-        db.execute("UPDATE events SET geom = ? WHERE id = 'E6'", (blob,))
+    if isinstance(workspace.location, Path):
+        blob = _geopackage_blob(shapely.from_wkt(wkt))
+        with _geopackage(workspace.path) as db:
+            db.execute("UPDATE events SET geom = ? WHERE id = 'E6'", (blob,))
+    else:  # a typed column: PostGIS itself refuses any shape but a point
+        import psycopg
+
+        with psycopg.connect(workspace.location) as db:
+            update = "UPDATE events SET geom = ST_GeomFromText(%s, 4326) WHERE id = 'E6'"
+            if shape != "an empty Point":
+                with pytest.raises(psycopg.errors.InvalidParameterValue, match="does not match"):
+                    db.execute(update, [wkt])
+                return
+            db.execute(update, [wkt])
     said = rf"got \"the feature's shape: {shape}, not a point\""
     with pytest.raises(ValidationError, match=rf"id 'E6', field 'latitude': expected a number "
                        rf"from -90 to 90, {said}"):  # fmt: skip
-        Workspace(workspace.path).load()
+        Workspace(workspace.location).load()
 
 
 def _geopackage_blob(geometry: Any) -> bytes:

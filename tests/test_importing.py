@@ -178,7 +178,7 @@ def test_cli_imports_a_file_and_reports_rejected_rows(
             "import",
             str(IMPORTS / "mixed.csv"),
             "--workspace",
-            str(workspace.path),
+            str(workspace.location),
             "--report",
             str(report),
             "--who",
@@ -197,7 +197,7 @@ def test_cli_imports_a_file_and_reports_rejected_rows(
 def test_cli_sets_blank_fields_and_imports_zones(
     workspace: Workspace, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    arguments = ["import", str(IMPORTS / "zones.geojson"), "--workspace", str(workspace.path)]
+    arguments = ["import", str(IMPORTS / "zones.geojson"), "--workspace", str(workspace.location)]
     for name, value in ZONE_DEFAULTS.items():
         arguments += ["--set", f"{name}={value}"]
     assert cli.main(arguments) == 0, capsys.readouterr()
@@ -205,11 +205,11 @@ def test_cli_sets_blank_fields_and_imports_zones(
 
 
 def test_cli_dry_run_adds_nothing(workspace: Workspace) -> None:
-    before = workspace.path.read_bytes()
+    before = workspace.version()
     cli.main(
-        ["import", str(IMPORTS / "places.csv"), "--workspace", str(workspace.path), "--dry-run"]
+        ["import", str(IMPORTS / "places.csv"), "--workspace", str(workspace.location), "--dry-run"]
     )
-    assert workspace.path.read_bytes() == before
+    assert workspace.version() == before
 
 
 def test_hostile_files_are_refused_with_one_clear_error(tiny: Scenario) -> None:
@@ -241,7 +241,7 @@ def test_the_command_line_reads_files_past_the_upload_limit_up_to_its_own(
     big = tmp_path / "big.csv"
     with big.open("wb") as handle:
         handle.truncate(importing.MAX_UPLOAD_BYTES + 1)  # read past the limit: blank rows
-    arguments = ["import", str(big), "--workspace", str(workspace.path), "--dry-run"]
+    arguments = ["import", str(big), "--workspace", str(workspace.location), "--dry-run"]
     cli.main(arguments)
     assert "at most" not in capsys.readouterr().out
     cli.main([*arguments, "--max-mb", "0.5"])
@@ -256,7 +256,7 @@ def test_cli_reads_every_fixture_as_the_engine_does(
     name: str, workspace: Workspace, capsys: pytest.CaptureFixture[str]
 ) -> None:
     expected = importing.prepare(IMPORTS / name, workspace.load("tiny"))
-    code = cli.main(["import", str(IMPORTS / name), "--workspace", str(workspace.path),
+    code = cli.main(["import", str(IMPORTS / name), "--workspace", str(workspace.location),
                      "--dry-run"])  # fmt: skip
     out = capsys.readouterr().out
     assert f"{expected.accepted} of {expected.rows} rows valid" in out

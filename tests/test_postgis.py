@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import psycopg
@@ -57,6 +58,15 @@ def schema(database: str) -> Iterator[str]:
     yield in_schema(database, name)
     with psycopg.connect(database, autocommit=True) as connection:
         connection.execute(f"DROP SCHEMA {name} CASCADE")
+
+
+@pytest.fixture
+def shipped() -> Any:
+    from conftest import SHIPPED_DIR
+
+    from geo.scenario import read_scenario
+
+    return read_scenario(SHIPPED_DIR)
 
 
 @pytest.fixture
@@ -146,7 +156,7 @@ def test_the_tables_are_typed_keyed_and_indexed(rich_workspace: Path, schema: st
             "SELECT count(*) FROM information_schema.table_constraints "
             "WHERE table_schema = current_schema() AND constraint_type = 'PRIMARY KEY'"
         ).fetchone()
-        assert keyed == (len(layers_of(rich_workspace)) + 1,)  # and the registry
+        assert keyed == (len(layers_of(rich_workspace)) + 2,)  # and the registry, the version
         # New rows take ids after the copied ones.
         connection.execute("INSERT INTO places (scenario_id, id) VALUES ('x', 'y')")
         assert connection.execute("SELECT max(fid) FROM places").fetchone() == (13,)
@@ -276,3 +286,71 @@ def test_an_editor_undoes_only_its_own_batches_and_an_admin_anyone_s(
 def test_team_init_needs_a_workspace(schema: str) -> None:
     with pytest.raises(WorkspaceError, match="holds no Corridor workspace to share"):
         team.init(schema)
+
+
+# Faults -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tiny_in_postgis(tiny_workspace: Workspace) -> Workspace:
+    if isinstance(tiny_workspace.location, Path):
+        pytest.skip("the PostGIS store's own faults")
+    return tiny_workspace
+
+
+def fail_on_third_insert(monkeypatch: pytest.MonkeyPatch, fault: Callable[[Any], None]) -> None:
+    from geo import postgis_store
+
+    real, calls = postgis_store._insert, []
+
+    def failing(connection: Any, *args: Any) -> None:
+        calls.append(args[0])
+        if len(calls) == 3:
+            fault(connection)
+        real(connection, *args)
+
+    monkeypatch.setattr(postgis_store, "_insert", failing)
+
+
+def test_a_save_that_fails_half_way_writes_nothing(
+    tiny_in_postgis: Workspace, shipped: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = tiny_in_postgis
+    before = workspace.version()
+
+    def disk_full(connection: Any) -> None:
+        raise WorkspaceError("disk full")
+
+    fail_on_third_insert(monkeypatch, disk_full)
+    with pytest.raises(WorkspaceError, match="disk full"):
+        workspace.save(shipped)
+    monkeypatch.undo()
+    assert workspace.version() == before
+    assert workspace.scenario_ids() == ["tiny"]
+
+
+def test_a_connection_dropped_mid_edit_is_told_and_nothing_is_half_written(
+    tiny_in_postgis: Workspace, tiny: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database ends the session while an edit is written (a restart, a dropped link): the
+    edit is reported as not saved, nothing of it stays, and the next edit goes through."""
+    workspace = tiny_in_postgis
+
+    def dropped(connection: Any) -> None:
+        with psycopg.connect(DATABASE, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", [connection.info.backend_pid])
+
+    edits = [Edit("update", "convoys", "c1", {"status": "halted"}),
+             Edit("update", "places", tiny.places[0].id, {"name": "Renamed"}),
+             Edit("update", "routes", tiny.routes[0].id, {"precision": "traced"})]  # fmt: skip
+    fail_on_third_insert(monkeypatch, dropped)
+    with pytest.raises(WorkspaceError, match="the connection failed; nothing of this change"):
+        changes.commit(workspace, "tiny", edits, who="ana")
+    monkeypatch.undo()
+    from geo.workspace import _LOADED
+
+    _LOADED.clear()
+    assert Workspace(workspace.location).load("tiny") == tiny
+    assert changes.history(workspace) == []
+    changes.commit(workspace, "tiny", edits[:1], who="ana")
+    assert [c.new for c in changes.history(workspace)] == ["halted"]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import workspace_of
 
 from geo import changes, synthetic, windows
 from geo import workspace as w
@@ -24,8 +24,9 @@ def scenario() -> Scenario:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path, scenario: Scenario) -> Workspace:
-    return workspace_of(tmp_path, scenario)
+def workspace(new_workspace: Workspace, scenario: Scenario) -> Workspace:
+    new_workspace.save(scenario)
+    return new_workspace
 
 
 def _scanned(scenario: Scenario, first: date, last: date, extent: tuple[float, ...]) -> set[str]:
@@ -127,8 +128,8 @@ def test_a_layer_not_written_yet_gives_no_rows(workspace: Workspace, scenario: S
 
 
 def test_only_large_layers_are_read_by_window(workspace: Workspace, scenario: Scenario) -> None:
-    with pytest.raises(WorkspaceError, match=r"w\.gpkg: expected one of the layers events, "
-                       r"positions, got 'convoys'"):  # fmt: skip
+    with pytest.raises(WorkspaceError, match=re.escape(workspace.label) + r": expected one of "
+                       r"the layers events, positions, got 'convoys'"):  # fmt: skip
         windows.rows_in(workspace, "convoys", scenario.id)
 
 
@@ -145,6 +146,7 @@ def _indexes(path: Path) -> set[str]:
     return {name for (name,) in rows}
 
 
+@pytest.mark.geopackage_only
 def test_the_time_indexes_are_made_by_a_save_an_edit_and_live_positions(
     workspace: Workspace, scenario: Scenario
 ) -> None:
