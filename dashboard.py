@@ -60,8 +60,46 @@ def isolated(text: object) -> str:
 # --- data (cached) ----------------------------------------------------------------------
 
 
-def _modified(path: Path) -> float:
-    return path.stat().st_mtime if path.exists() else 0.0
+def _modified(location: Path | str) -> float:
+    """What changes when the workspace is written: a file's time, a PostGIS workspace's
+    version (0 when there is no workspace)."""
+    if isinstance(location, Path):
+        return location.stat().st_mtime if location.exists() else 0.0
+    version = Workspace(location).version()
+    return float(version[1]) if version else 0.0
+
+
+@st.cache_resource(show_spinner=False)
+def workspace_listener(url: str) -> Any:
+    """One listener per server process for a PostGIS workspace's writes (LISTEN/NOTIFY)."""
+    from geo.postgis_store import Listener
+
+    return Listener(url)
+
+
+def watch_workspace() -> None:
+    """With a PostGIS workspace, another analyst's committed change redraws the page within
+    WATCH_SECONDS: the listener counts the database's notifications, and a fragment that
+    looks at it every WATCH_SECONDS reruns the app when it moved."""
+    location = SETTINGS.workspace
+    if isinstance(location, Path) or ss.get("read_only"):
+        return
+    listener = workspace_listener(location)
+
+    @st.fragment(run_every=WATCH_SECONDS)
+    def watch() -> None:
+        if listener.problem:
+            st.sidebar.warning(t("Not connected to the team workspace: {problem}; reconnecting.",
+                                 problem=listener.problem))  # fmt: skip
+        seen = ss.setdefault("workspace_seen", listener.count)
+        if listener.count != seen:
+            ss.workspace_seen = listener.count
+            st.rerun(scope="app")
+
+    watch()
+
+
+WATCH_SECONDS = 1.0
 
 
 @st.cache_data(show_spinner=False)
@@ -111,7 +149,10 @@ def choose_scenario() -> Scenario:
         return load_from_folder(str(SETTINGS.default_scenario_dir))
     default = ids.index(SETTINGS.default_scenario) if SETTINGS.default_scenario in ids else 0
     chosen = st.sidebar.selectbox(t("Scenario"), ids, index=default, key="scenario")
-    st.sidebar.caption(t("Workspace: `{path}`", path=workspace))
+    st.sidebar.caption(t("Workspace: `{path}`", path=Workspace(workspace).label))
+    if not isinstance(workspace, Path):
+        role, team_role = Workspace(workspace).signed_in()  # type: ignore[attr-defined]
+        st.sidebar.caption(t("Signed in as {role} ({team})", role=role, team=team_role or "-"))
     return load_from_workspace(str(workspace), chosen, modified)
 
 
@@ -627,6 +668,7 @@ def main() -> None:
         return
     if "flash" in ss:
         st.success(ss.pop("flash"))
+    watch_workspace()
     init_state(scenario)
     apply_pending()
     view = sidebar(scenario)

@@ -98,6 +98,7 @@ def commit(
     records; only their ids and references are checked again, and each is logged as an add,
     from the columns (a million events are not made into records, edits and changes one by one).
     """
+    who = workspace.author(who)
     written: list[pa.Array] = []  # the new events as logged, made once whatever the tries
     for attempt in range(OPTIMISTIC_TRIES + 1):
         last = attempt == OPTIMISTIC_TRIES  # the last try holds the lock from read to write
@@ -173,6 +174,7 @@ def undo(workspace: Workspace, scenario_id: str, *, who: str) -> Sequence[Change
 
     Refused, with the reason, when a record it touched has changed since.
     """
+    who = workspace.author(who)
     with workspace.transaction():
         batch = undoable(workspace, scenario_id, who=who)
         if not batch:

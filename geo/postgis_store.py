@@ -61,6 +61,7 @@ class PostgisWorkspace(Workspace):
         self.lock_seconds = lock_seconds
         self.path = CACHE_DIR / "postgis" / f"{_file_name(url)}.gpkg"
         self._local = threading.local()
+        self._signed_in: tuple[str, str] | None = None
 
     @property
     def label(self) -> str:
@@ -112,6 +113,26 @@ class PostgisWorkspace(Workspace):
                 yield
             finally:
                 self._local.depth = 0
+
+    def author(self, who: str) -> str:
+        role, team_role = self.signed_in()
+        return role if team_role in ("viewer", "editor", "admin") else who
+
+    def signed_in(self) -> tuple[str, str]:
+        """The database role this workspace is opened as, and its team role ("admin",
+        "editor", "viewer"; "owner" for a superuser or the tables' owner, "" for none)."""
+        found = self._signed_in
+        if found is None:
+            from geo import team
+
+            with self._connection() as connection:
+                row = connection.execute(
+                    "SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user"
+                ).fetchone()
+                assert row is not None
+                team_role = "owner" if row[1] else team.role_of(connection)
+            found = self._signed_in = (str(row[0]), team_role)
+        return found
 
     def holds_lock(self) -> bool:
         return bool(getattr(self._local, "depth", 0))
@@ -441,3 +462,52 @@ def _put_back(
         ),
         [list(fids), list(fids.values()), scenario_id],
     )
+
+
+class Listener:
+    """Notifications of writes to one PostGIS workspace, counted as they come (LISTEN on
+    `geo.postgis.CHANNEL`, in a thread of its own): a dashboard redraws when `count` moves.
+
+    A dropped connection is made again (every `RETRY_SECONDS`); `count` then moves as well,
+    since writes may have been missed meanwhile, and `problem` says what happened until the
+    connection is back.
+    """
+
+    RETRY_SECONDS = 2.0
+    WAIT_SECONDS = 1.0
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.count = 0
+        self.problem = ""
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="corridor-listen", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._listen()
+            except (psycopg.Error, OSError) as error:
+                self.problem = f"{postgis.shown(self.url)}: {postgis._reason(error)}"
+                self.count += 1  # (writes may have been missed: read again)
+                self._stop.wait(self.RETRY_SECONDS)
+
+    def _listen(self) -> None:
+        with psycopg.connect(
+            self.url, autocommit=True, connect_timeout=postgis.CONNECT_SECONDS
+        ) as connection:
+            row = connection.execute("SELECT current_schema()").fetchone()
+            schema = str(row[0]) if row else ""
+            connection.execute(sql.SQL("LISTEN {}").format(sql.Identifier(postgis.CHANNEL)))
+            if self.problem:
+                self.problem = ""
+                self.count += 1  # (back: what was written meanwhile is read again)
+            while not self._stop.is_set():
+                for notice in connection.notifies(timeout=self.WAIT_SECONDS):
+                    if notice.payload == schema:
+                        self.count += 1

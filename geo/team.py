@@ -186,7 +186,7 @@ def _add_members(
 
 def role_of(connection: psycopg.Connection[Any]) -> str:
     """The team role a connection has: "admin", "editor", "viewer", or "" for none of them
-    (the owner of the tables, a superuser, counts as admin)."""
+    (a superuser counts as admin)."""
     if _one(connection, "SELECT rolsuper FROM pg_roles WHERE rolname = current_user"):
         return "admin"
     for label in ("admin", "editor", "viewer"):

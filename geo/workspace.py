@@ -136,6 +136,11 @@ class Workspace:
         """The workspace as messages name it."""
         return str(self.path)
 
+    def author(self, who: str) -> str:
+        """The name a change is logged under: `who` as given (a PostGIS team member's own
+        database role, which the database checks: `geo.team`)."""
+        return who
+
     def holds_lock(self) -> bool:
         """Whether this process holds the workspace's write lock (`transaction`)."""
         return bool(self._lock.is_locked)

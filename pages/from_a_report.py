@@ -15,7 +15,7 @@ from geo.records import Confidence, ConvoyStatus, Scenario
 from geo.safe_html import markdown_literal
 from geo.settings import Settings
 from geo.workspace import Workspace
-from pages.shared.session import save, who
+from pages.shared.session import save, viewer_only, who
 
 SETTINGS = Settings.from_environment()
 MAX_BYTES = 2_000_000
@@ -89,6 +89,8 @@ def main() -> None:
         },
     )
     chosen = edited[edited["add"]].to_dict("records")
+    if viewer_only(Workspace(SETTINGS.workspace)):
+        return
     pressed = st.button("Add to workspace", disabled=not chosen or published is None,
                         key="add_drafts")  # fmt: skip
     if pressed and published is not None:

@@ -18,7 +18,7 @@ from geo.safe_html import markdown_literal
 from geo.scenario import iso_local
 from geo.settings import Settings
 from geo.workspace import Workspace
-from pages.shared.session import SERVED_EVENTS, published_assets, save, who
+from pages.shared.session import SERVED_EVENTS, published_assets, save, viewer_only, who
 
 SETTINGS = Settings.from_environment()
 GUESS = "(guess from the file)"
@@ -271,6 +271,8 @@ def main() -> None:
     if opened is None:
         return
     workspace, scenario = opened
+    if viewer_only(workspace):
+        return
     if "flash" in ss:
         st.success(ss.pop("flash"))
     tabs = st.tabs(["Import a file", "Edit convoys", "Draw", "Changes"])

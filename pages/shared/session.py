@@ -45,6 +45,22 @@ def who(page: str) -> str:
     return typed or str(ss.session_label)
 
 
+def viewer_only(workspace: Workspace) -> bool:
+    """Whether the workspace is a team's in PostGIS opened by a viewer, who may not edit (the
+    database refuses its writes: `geo.team`); says so on the page when it is."""
+    signed_in = getattr(workspace, "signed_in", None)
+    if signed_in is None:
+        return False
+    try:
+        role, team_role = signed_in()
+    except CorridorError:  # (unreachable: the page says so when it reads or writes)
+        return False
+    if team_role != "viewer":
+        return False
+    st.info(f"Signed in to the team workspace as {role}, a viewer: editing is for editors.")
+    return True
+
+
 def save(
     workspace: Workspace,
     scenario_id: str,
