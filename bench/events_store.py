@@ -10,6 +10,11 @@ each returning the columns the map draws. Prints write times, file sizes and que
 
 DuckDB is not a Corridor requirement: this script says so and skips it when it is missing
 (`pip install duckdb` to compare).
+
+Then the same scenario in a PostGIS workspace (issue 22: `--postgis URL`, a database with
+PostGIS; by default the tests' `postgresql://postgres@127.0.0.1:5432/corridor_test`), in a
+schema of its own dropped after: written by `Workspace(url).save`, and the same queries
+through `geo.windows.rows_in` (GiST index on the points, (scenario, date) index).
 """
 
 from __future__ import annotations
@@ -74,7 +79,7 @@ def events(rows: int, seed: int = 20) -> EventTable:
     })  # fmt: skip
 
 
-def write_workspace(table: EventTable, path: Path) -> None:
+def write_workspace(table: EventTable, path: Path | str) -> None:
     """A workspace holding a scenario of these events (as `geo import` of a folder leaves it)."""
     base = synthetic.generate(events=0, convoys=1, zones=1)
     sources = (
@@ -85,7 +90,7 @@ def write_workspace(table: EventTable, path: Path) -> None:
     Workspace(path).save(scenario)
 
 
-def query_workspace(path: Path, days: tuple[date, date], box: Extent) -> pd.DataFrame:
+def query_workspace(path: Path | str, days: tuple[date, date], box: Extent) -> pd.DataFrame:
     """What the map asks: `geo.windows.rows_in`, the columns it draws."""
     return windows.rows_in(Workspace(path), "events", "syria", start=days[0], end=days[1],
                            extent=box, columns=SHOWN)  # fmt: skip
@@ -138,6 +143,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--postgis", default="postgresql://postgres@127.0.0.1:5432/corridor_test",
+        help="a PostGIS database to compare with ('' to skip)",
+    )  # fmt: skip
     args = parser.parse_args()
     try:
         import duckdb
@@ -168,6 +177,36 @@ def main() -> None:
             for label, (days, box) in QUERIES.items():
                 seconds, found = timed(args.repeat, functools.partial(query, path, days, box))
                 print(f"  {label:<22} {len(found):>8,} events  {seconds * 1000:>8.1f} ms")
+    if args.postgis:
+        in_postgis(table, args.postgis, args.repeat)
+
+
+def in_postgis(table: EventTable, database: str, repeat: int) -> None:
+    """The same scenario written to a PostGIS workspace, and the same queries."""
+    import uuid
+    from urllib.parse import quote
+
+    import psycopg
+
+    schema = f"bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(database, autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {schema}")
+    url = f"{database}?options={quote(f'-csearch_path={schema},public')}"
+    try:
+        started = time.perf_counter()
+        write_workspace(table, url)  # type: ignore[arg-type]
+        written = time.perf_counter() - started
+        with psycopg.connect(url) as connection:
+            row = connection.execute("SELECT pg_total_relation_size('events')").fetchone()
+        megabytes = (row[0] if row else 0) / 2**20
+        print(f"\nPostGIS workspace (geo.windows): written in {written:.1f} s, events table "
+              f"with its indexes {megabytes:.0f} MB")  # fmt: skip
+        for label, (days, box) in QUERIES.items():
+            seconds, found = timed(repeat, functools.partial(query_workspace, url, days, box))
+            print(f"  {label:<22} {len(found):>8,} events  {seconds * 1000:>8.1f} ms")
+    finally:
+        with psycopg.connect(database, autocommit=True) as connection:
+            connection.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 if __name__ == "__main__":

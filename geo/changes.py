@@ -8,7 +8,7 @@ import math
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, cast, overload
 
@@ -25,7 +25,14 @@ from geo._atomic import write_text
 from geo._collector import pausing
 from geo._fields import Spot
 from geo.builder import assemble, meta_fields
-from geo.errors import CorridorError, Problem, ProblemLog, ValidationError, WorkspaceError
+from geo.errors import (
+    ConflictError,
+    CorridorError,
+    Problem,
+    ProblemLog,
+    ValidationError,
+    WorkspaceError,
+)
 from geo.event_table import EventTable, cells_json
 from geo.records import Scenario
 from geo.scenario import append_events, read_scenario, write_scenario
@@ -75,6 +82,66 @@ class Change:
     undoes: str = ""
 
 
+@dataclass(frozen=True)
+class ReadMark:
+    """Where a scenario's change log stood when someone read the records they then edit: the
+    newest batch then ("" when none) and its time."""
+
+    batch: str = ""
+    at: datetime | None = None
+
+
+def read_mark(workspace: Workspace) -> ReadMark:
+    """The change log as it stands now, to give `commit` as `read=` with the edits made."""
+    row = workspace.last_row(CHANGES_LAYER)
+    if row.empty:
+        return ReadMark()
+    newest = _change({str(k): v for k, v in row.iloc[0].items()})
+    return ReadMark(newest.batch, newest.at)
+
+
+CLOCK_SKEW = timedelta(minutes=10)
+"""How far apart the clocks of two machines writing one workspace may be: the change log is
+read this much before a read mark's time when looking for what came after it."""
+
+
+def conflicts(
+    workspace: Workspace, scenario_id: str, edits: Sequence[Edit], read: ReadMark
+) -> list[Change]:
+    """The newest change to each record these edits update or delete that was made after
+    `read`: someone else's edit they would write over."""
+    touched = {(e.layer, e.record_id) for e in edits if e.action in ("update", "delete")}
+    if not touched:
+        return []
+    since = read.at - CLOCK_SKEW if read.at is not None else None
+    frame = workspace.rows_since(CHANGES_LAYER, "at", since)
+    rows = [_change({str(k): v for k, v in row.items()}) for row in frame.to_dict("records")]
+    seen = [i for i, change in enumerate(rows) if change.batch == read.batch] if read.batch else []
+    later = rows[seen[-1] + 1 :] if seen else rows
+    found: dict[tuple[str, str], Change] = {}
+    for change in later:
+        if change.scenario_id == scenario_id and (change.layer, change.record_id) in touched:
+            found[(change.layer, change.record_id)] = change
+    return list(found.values())
+
+
+def _refuse_conflicts(
+    workspace: Workspace, scenario_id: str, edits: Sequence[Edit], read: ReadMark
+) -> None:
+    found = conflicts(workspace, scenario_id, edits, read)
+    if not found:
+        return
+    told = "; ".join(
+        f"{c.layer} {c.record_id!r} was changed by {c.who} at {c.at:%Y-%m-%d %H:%M} UTC "
+        f"({c.field or c.action})"
+        for c in found
+    )
+    raise ConflictError(
+        f"{workspace.label} (scenario {scenario_id!r}): {told}, since you read it. Nothing was "
+        "saved: read the latest and make your edit again."
+    )
+
+
 @pausing
 def commit(
     workspace: Workspace,
@@ -85,6 +152,7 @@ def commit(
     note: str = "",
     undoes: str = "",
     added: EventTable | None = None,
+    read: ReadMark | None = None,
 ) -> Sequence[Change]:
     """Apply edits to the workspace's current scenario in one transaction, and log them.
 
@@ -97,6 +165,10 @@ def commit(
     `added`: new events as a table, already checked (an import's), put after the edits'
     records; only their ids and references are checked again, and each is logged as an add,
     from the columns (a million events are not made into records, edits and changes one by one).
+
+    `read`: where the change log stood when the records edited were read (`read_mark`); a
+    record someone changed since is refused with ConflictError naming who changed it and
+    when, not written over.
     """
     who = workspace.author(who)
     written: list[pa.Array] = []  # the new events as logged, made once whatever the tries
@@ -105,6 +177,8 @@ def commit(
         with workspace.transaction() if last else contextlib.nullcontext():
             version = workspace.version()
             current = workspace.load(scenario_id)
+            if read is not None:
+                _refuse_conflicts(workspace, scenario_id, edits, read)
             subject = f"{workspace.label} (scenario {scenario_id!r})"
             edited = _edited(current, edits, subject=subject)
             if added is not None and len(added):

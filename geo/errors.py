@@ -57,6 +57,11 @@ class WorkspaceLockedError(WorkspaceError):
     """Another session or process holds the workspace's write lock for too long."""
 
 
+class ConflictError(CorridorError, ValueError):
+    """Records someone else changed since the editor read them: the edit is refused, not
+    written over theirs (`geo.changes.commit` with `read=`)."""
+
+
 class ScenarioNotFoundError(CorridorError, LookupError):
     """A scenario id or folder that does not exist."""
 

@@ -58,7 +58,7 @@ _TO_SQL: dict[pa.DataType, str] = {
     pa.binary(): "bytea",
     pa.large_binary(): "bytea",
 }
-_FROM_SQL: dict[str, pa.DataType] = {
+FROM_SQL: dict[str, pa.DataType] = {
     "boolean": pa.bool_(),
     "smallint": pa.int16(),
     "integer": pa.int32(),
@@ -114,7 +114,7 @@ def connect(url: str, *, snapshot: bool = False) -> Iterator[psycopg.Connection[
             connection.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
     except psycopg.Error as error:
         raise WorkspaceError(
-            f"{shown(url)}: cannot connect to PostgreSQL ({_reason(error)})"
+            f"{shown(url)}: cannot connect to PostgreSQL ({reason(error)})"
         ) from None
     try:
         with connection:
@@ -123,13 +123,13 @@ def connect(url: str, *, snapshot: bool = False) -> Iterator[psycopg.Connection[
     except psycopg.OperationalError as error:
         raise WorkspaceError(
             f"{shown(url)}: the connection failed; nothing of this change was saved "
-            f"({_reason(error)})"
+            f"({reason(error)})"
         ) from None
     finally:
         connection.close()
 
 
-def _reason(error: Exception) -> str:
+def reason(error: Exception) -> str:
     return " ".join(str(error).split()) or type(error).__name__
 
 
@@ -179,7 +179,7 @@ def write_layer(
     ]
     for field in columns:
         definitions.append(
-            sql.SQL("{} {}").format(sql.Identifier(field.name), sql.SQL(_sql_type(info, field)))
+            sql.SQL("{} {}").format(sql.Identifier(field.name), sql.SQL(sql_type(info, field)))
         )
     if info.geometry_type is not None:
         definitions.append(
@@ -191,7 +191,7 @@ def write_layer(
     connection.execute(
         sql.SQL("CREATE TABLE {} ({})").format(name, sql.SQL(", ").join(definitions))
     )
-    _copy_in(connection, info, table, columns)
+    copy_in(connection, info, table, columns)
     connection.execute(  # new rows' ids after the copied ones
         "SELECT setval(pg_get_serial_sequence(quote_ident(%s), %s), "
         f"coalesce((SELECT max({FID}) FROM {name.as_string(connection)}), 0) + 1, false)",
@@ -227,7 +227,7 @@ def _with_types(table: pa.Table, fields: list[pa.Field]) -> pa.Table:
     return table
 
 
-def _sql_type(info: LayerInfo, field: pa.Field) -> str:
+def sql_type(info: LayerInfo, field: pa.Field) -> str:
     found = _TO_SQL.get(field.type)
     if found is None and pa.types.is_timestamp(field.type):
         found = _TO_SQL.get(pa.timestamp("ms", tz="UTC" if field.type.tz else None))
@@ -244,14 +244,14 @@ def _postgis_type(info: LayerInfo) -> str:
     return "Geometry" if kind not in _GEOMETRY_TYPES else kind
 
 
-def _copy_in(
+def copy_in(
     connection: psycopg.Connection[Any], info: LayerInfo, table: pa.Table, columns: list[pa.Field]
 ) -> None:
     """Copy the rows in: their feature ids when `table` has them (else the table numbers
     them), the `columns`, and the geometry."""
     keyed = FID in table.column_names
     names = [FID] * keyed + [field.name for field in columns]
-    types = ["int8"] * keyed + [_COPY_TYPES[_sql_type(info, field)] for field in columns]
+    types = ["int8"] * keyed + [_COPY_TYPES[sql_type(info, field)] for field in columns]
     values = [table.column(name).to_pylist() for name in names]
     if info.geometry_type is not None:
         names.append(GEOMETRY)
@@ -330,7 +330,7 @@ def read_layer(connection: psycopg.Connection[Any], info: LayerInfo) -> pa.Table
     rows = connection.execute(query).fetchall()
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in selected]
     arrays = {
-        name: pa.array(list(values), type=_FROM_SQL[kind])
+        name: pa.array(list(values), type=FROM_SQL[kind])
         for (name, kind), values in zip(fields, columns, strict=False)
     }
     if info.geometry_type is not None:

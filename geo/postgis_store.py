@@ -14,6 +14,7 @@ import contextlib
 import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 import geopandas as gpd
@@ -179,6 +180,30 @@ class PostgisWorkspace(Workspace):
             info = _info(connection, name, self.label)
             return _frame_of(postgis.read_layer(connection, info), info)
 
+    def rows_since(self, layer: str, field: str, moment: datetime | None) -> pd.DataFrame:
+        with self._connection() as connection:
+            if layer not in {info.name for info in postgis.layers(connection)}:
+                return pd.DataFrame()
+            info = _info(connection, layer, self.label)
+            where: sql.Composable = sql.SQL("")
+            values: list[Any] = []
+            if moment is not None:
+                where = sql.SQL("WHERE {} >= %s").format(sql.Identifier(field))
+                values.append(moment)
+            table = _read(connection, info, _columns(connection, layer), where, values)
+        return _frame_of(table, info)
+
+    def last_row(self, layer: str) -> pd.DataFrame:
+        with self._connection() as connection:
+            if layer not in {info.name for info in postgis.layers(connection)}:
+                return pd.DataFrame()
+            info = _info(connection, layer, self.label)
+            last = sql.SQL("WHERE {fid} = (SELECT max({fid}) FROM {table})").format(
+                fid=sql.Identifier(FID), table=sql.Identifier(layer)
+            )
+            table = _read(connection, info, _columns(connection, layer), last, [])
+        return _frame_of(table, info)
+
     def _events_arrow(self, scenario_id: str, columns: list[str]) -> tuple[str, pa.Table]:
         with self._connection() as connection:
             info = _info(connection, s.EVENTS.name, self.label)
@@ -320,7 +345,7 @@ def _read(
     rows = connection.execute(query, list(values)).fetchall()
     found = list(zip(*rows, strict=True)) if rows else [() for _ in selected]
     arrays = {
-        name: pa.array(list(cells), type=postgis._FROM_SQL[kinds[name]])
+        name: pa.array(list(cells), type=postgis.FROM_SQL[kinds[name]])
         for name, cells in zip(columns, found, strict=False)
     }
     if info.geometry_type is not None:
@@ -362,6 +387,8 @@ def _arrow_rows(frame: pd.DataFrame) -> pa.Table:
             array = array.cast(pa.string())
         if pa.types.is_timestamp(array.type):
             array = array.cast(pa.timestamp("ms", tz="UTC" if array.type.tz else None))
+        elif not len(plain):  # (no rows tell the type: text, as a GeoPackage's empty layer)
+            array = array.cast(pa.string())
         arrays[str(name)] = array
     table = pa.table(arrays) if arrays else pa.table({})
     if "geometry" in frame.columns:
@@ -395,14 +422,14 @@ def _insert(
         if field.name == GEOMETRY:
             continue
         if field.name not in kinds:
-            kind = postgis._sql_type(info, pa.field(field.name, _plain(field.type)))
+            kind = postgis.sql_type(info, pa.field(field.name, _plain(field.type)))
             connection.execute(
                 sql.SQL("ALTER TABLE {} ADD COLUMN {} {}").format(
                     sql.Identifier(layer), sql.Identifier(field.name), sql.SQL(kind)
                 )
             )
             kinds[field.name] = kind
-        target = postgis._FROM_SQL[kinds[field.name]]
+        target = postgis.FROM_SQL[kinds[field.name]]
         try:
             array = table.column(field.name).cast(target)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -415,7 +442,7 @@ def _insert(
             array = table.column(field.name).cast(pa.string())
         table = table.set_column(table.schema.get_field_index(field.name), field.name, array)
         columns.append(table.schema.field(field.name))
-    postgis._copy_in(connection, info, table, columns)
+    postgis.copy_in(connection, info, table, columns)
 
 
 def _plain(kind: pa.DataType) -> pa.DataType:
@@ -493,7 +520,7 @@ class Listener:
             try:
                 self._listen()
             except (psycopg.Error, OSError) as error:
-                self.problem = f"{postgis.shown(self.url)}: {postgis._reason(error)}"
+                self.problem = f"{postgis.shown(self.url)}: {postgis.reason(error)}"
                 self.count += 1  # (writes may have been missed: read again)
                 self._stop.wait(self.RETRY_SECONDS)
 

@@ -70,7 +70,7 @@ def init(url: str, members: Members = Members()) -> list[str]:
         except psycopg.errors.InsufficientPrivilege as error:
             raise WorkspaceError(
                 f"{postgis.shown(url)}: team init needs a role that may create roles and own "
-                f"the workspace's tables ({postgis._reason(error)})"
+                f"the workspace's tables ({postgis.reason(error)})"
             ) from None
     return done
 

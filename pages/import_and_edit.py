@@ -95,6 +95,7 @@ def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
             return
         ss.pop("prepared_key", None)
         ss.pop("import_swap", None)
+        fresh_table()
         st.success(f"{prepared.done} from {prepared.file}; undo below.")
 
 
@@ -153,27 +154,49 @@ def convoy_editor(workspace: Workspace, scenario: Scenario, user: str) -> None:
         name: st.column_config.SelectboxColumn(options=options, required=True)
         for name, options in choices.items()
     }
+    marked = f"convoys_read:{scenario.id}"  # where the log stood when the table was shown
+    if marked not in ss:
+        ss[marked] = changes.read_mark(workspace)
     edited = st.data_editor(
         before,
-        key=f"convoy_editor:{scenario.id}:{len(changes.history(workspace, scenario.id))}",
+        key=f"convoy_editor:{scenario.id}:{ss.get('convoy_saves', 0)}",
         hide_index=True,
         disabled=["id", "convoy"],
         num_rows="fixed",
         column_config=config,
     )
     edits = tables.convoy_edits(before, edited)
-    if st.button(f"Save {len(edits)} changed convoy(s)", disabled=not edits, key="save_convoys"):
-        commit(workspace, scenario, edits, user, note="convoy table edit")
+    columns = st.columns(2)
+    if columns[0].button(f"Save {len(edits)} changed convoy(s)", disabled=not edits,
+                         key="save_convoys"):  # fmt: skip
+        commit(workspace, scenario, edits, user, note="convoy table edit", read=ss[marked])
+    if columns[1].button("Read the latest", key="read_latest"):
+        fresh_table()  # (the table shows what others saved)
+        st.rerun()
 
 
 def commit(
-    workspace: Workspace, scenario: Scenario, edits: list[changes.Edit], user: str, *, note: str
+    workspace: Workspace,
+    scenario: Scenario,
+    edits: list[changes.Edit],
+    user: str,
+    *,
+    note: str,
+    read: changes.ReadMark | None = None,
 ) -> None:
-    done = save(workspace, scenario.id, edits, user, note=note)
+    done = save(workspace, scenario.id, edits, user, note=note, read=read)
     if done is None:
         return
     ss.flash = f"Saved {len(done)} change(s) ({note})."
+    fresh_table()
     st.rerun()
+
+
+def fresh_table() -> None:
+    """The convoy table shown anew from the workspace (its edits saved or undone)."""
+    ss.convoy_saves = ss.get("convoy_saves", 0) + 1
+    for key in [key for key in ss if str(key).startswith("convoys_read:")]:
+        del ss[key]
 
 
 # --- drawing --------------------------------------------------------------------------------
@@ -260,6 +283,7 @@ def change_log(workspace: Workspace, scenario: Scenario, user: str) -> None:
             st.error(str(error))
             return
         ss.flash = "Undone."
+        fresh_table()
         st.rerun()
 
 

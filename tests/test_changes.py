@@ -405,3 +405,42 @@ def test_a_record_added_then_edited_in_one_batch(workspace: Workspace, tiny: Sce
     done = changes.commit(workspace, "tiny", batch, who="a")
     assert [c.action for c in done] == ["add", "update"]
     assert workspace.load("tiny").places[-1].name == "Aleppo (east)"
+
+
+# --- optimistic concurrency: a record changed since it was read is refused ------------------
+
+
+def test_a_record_changed_since_it_was_read_is_refused_naming_who_and_when(
+    workspace: Workspace,
+) -> None:
+    from geo.errors import ConflictError
+
+    mark = changes.read_mark(workspace)  # an empty log: nothing was there
+    assert mark == changes.ReadMark()
+    other = Workspace(workspace.location)  # another analyst, another machine
+    changes.commit(other, "tiny", [Edit("update", "convoys", "c1", {"status": "halted"})],
+                   who="desk")  # fmt: skip
+    before = workspace.version()
+    mine = [Edit("update", "convoys", "c1", {"status": "arrived"})]
+    with pytest.raises(ConflictError, match=r"convoys 'c1' was changed by desk at "
+                       r"\d{4}-\d\d-\d\d \d\d:\d\d UTC \(status\), since you read it\. "
+                       r"Nothing was saved"):  # fmt: skip
+        changes.commit(workspace, "tiny", mine, who="ana", read=mark)
+    assert workspace.version() == before
+    assert convoy(workspace, "c1").status == ConvoyStatus.HALTED  # theirs, not written over
+    fresh = changes.read_mark(workspace)  # read again: the edit goes through
+    changes.commit(workspace, "tiny", mine, who="ana", read=fresh)
+    assert convoy(workspace, "c1").status == ConvoyStatus.ARRIVED
+
+
+def test_a_change_to_another_record_since_is_no_conflict(workspace: Workspace) -> None:
+    changes.commit(workspace, "tiny", [Edit("update", "convoys", "c2", {"people": "40"})],
+                   who="ana")  # fmt: skip
+    mark = changes.read_mark(workspace)
+    assert mark.batch == changes.history(workspace)[-1].batch
+    changes.commit(Workspace(workspace.location), "tiny",
+                   [Edit("update", "convoys", "c2", {"people": "50"})], who="desk")  # fmt: skip
+    mine = [Edit("update", "convoys", "c1", {"status": "halted"})]
+    changes.commit(workspace, "tiny", mine, who="ana", read=mark)
+    assert convoy(workspace, "c1").status == ConvoyStatus.HALTED
+    assert convoy(workspace, "c2").people == Count(50, 50)  # type: ignore[attr-defined]

@@ -7,7 +7,6 @@ the database is `CORRIDOR_TEST_POSTGIS`. Each test works in a schema of its own,
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -18,7 +17,7 @@ from urllib.parse import quote
 import psycopg
 import pyogrio
 import pytest
-from conftest import shipped_workspace_in
+from conftest import POSTGIS, postgis_schema, shipped_workspace_in
 from test_validators import validate_gpkg
 
 from geo import changes, cli, postgis, team
@@ -27,18 +26,11 @@ from geo.errors import WorkspaceError
 from geo.records import Position
 from geo.workspace import GeocodeCache, Workspace, add_positions
 
-DATABASE = os.environ.get(
-    "CORRIDOR_TEST_POSTGIS", "postgresql://postgres@127.0.0.1:5432/corridor_test"
-)
+DATABASE = POSTGIS
 
 
 @pytest.fixture(scope="module")
 def database() -> str:
-    try:
-        with psycopg.connect(DATABASE, connect_timeout=5) as connection:
-            connection.execute("SELECT postgis_version()")
-    except psycopg.Error as error:
-        pytest.fail(f"{DATABASE}: no PostGIS to test against; run `make postgis` ({error})")
     return DATABASE
 
 
@@ -50,14 +42,10 @@ def in_schema(url: str, schema: str, role: str | None = None) -> str:
 
 
 @pytest.fixture
-def schema(database: str) -> Iterator[str]:
+def schema() -> Iterator[str]:
     """A schema of this test's own, as a workspace URL; dropped after."""
-    name = f"t_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(database, autocommit=True) as connection:
-        connection.execute(f"CREATE SCHEMA {name}")
-    yield in_schema(database, name)
-    with psycopg.connect(database, autocommit=True) as connection:
-        connection.execute(f"DROP SCHEMA {name} CASCADE")
+    with postgis_schema() as url:
+        yield url
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from geo import assets, bulk, changes
-from geo.errors import CorridorError, ValidationError
+from geo.errors import ConflictError, CorridorError, ValidationError
 from geo.workspace import Workspace
 
 
@@ -69,11 +69,16 @@ def save(
     *,
     note: str,
     refused: str = "Nothing was saved",
+    read: changes.ReadMark | None = None,
 ) -> Sequence[changes.Change] | None:
     """Commit the edits and return the changes logged; on a problem, say what it was (refused
-    edits by `refused`, a workspace that cannot be written otherwise) and return None."""
+    edits by `refused`, records someone changed since they were `read`, a workspace that
+    cannot be written otherwise) and return None: the edits stay in the page to try again."""
     try:
-        return changes.commit(workspace, scenario_id, edits, who=user, note=note)
+        return changes.commit(workspace, scenario_id, edits, who=user, note=note, read=read)
+    except ConflictError as error:
+        st.error(f"{error}\n\nPress “Read the latest” to see what changed, then make your "
+                 "edit again.")  # fmt: skip
     except ValidationError as error:
         st.error(f"{refused}:\n\n{error}")
     except CorridorError as error:
