@@ -145,7 +145,8 @@ def choose_scenario() -> Scenario:
     modified = _modified(workspace)
     ids = workspace_ids(str(workspace), modified) if modified else []
     if not ids:
-        st.sidebar.info(t("No workspace at {path}; showing the shipped scenario.", path=workspace))
+        shown = Workspace(workspace).label  # (a URL without its password)
+        st.sidebar.info(t("No workspace at {path}; showing the shipped scenario.", path=shown))
         return load_from_folder(str(SETTINGS.default_scenario_dir))
     default = ids.index(SETTINGS.default_scenario) if SETTINGS.default_scenario in ids else 0
     chosen = st.sidebar.selectbox(t("Scenario"), ids, index=default, key="scenario")
@@ -640,6 +641,10 @@ def ways_out() -> None:
     if columns[0].button(t("Open the shipped scenario read-only"), key="open_read_only"):
         ss.read_only = True
         st.rerun()
+    if not isinstance(workspace.location, Path):  # a team's database: never written over
+        st.caption("The team workspace is in PostGIS: ask its admin to look at it (QGIS or "
+                   "psql), or open the shipped scenario read-only.")  # fmt: skip
+        return
     what = (
         f"the last saved state of {', '.join(folder.name for folder in saved)}"
         if saved

@@ -275,7 +275,8 @@ class HeldReports:
         self.add(kept.take(self.unseen(kept)))
 
     def unseen(self, fresh: PositionTable) -> npt.NDArray[np.int64]:
-        """The rows of `fresh`, in order, that hold a report neither held nor in an earlier row."""
+        """The rows of `fresh`, in order, that hold a report neither held nor in an earlier row
+        (rows of one key are compared in full with every held row and earlier row of it)."""
         keys = fresh.keys()
         rows = np.arange(len(fresh), dtype=np.int64)
         _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
@@ -283,12 +284,19 @@ class HeldReports:
         repeated = np.zeros(len(fresh), dtype=bool)
         twice = earlier != rows
         repeated[twice] = fresh.same_as(rows[twice], fresh, earlier[twice])
-        place = np.searchsorted(self._keys, keys, sorter=self._order)
-        place = np.minimum(place, max(len(self._keys) - 1, 0))
+        for row in rows[twice & ~repeated]:  # (a key shared by different reports: rare)
+            before = rows[:row][keys[:row] == keys[row]]
+            repeated[row] = bool(fresh.same_as(np.full(len(before), row), fresh, before).any())
         if len(self._keys):
-            held_row = self._order[place]
-            match = self._keys[held_row] == keys
-            repeated[match] |= fresh.same_as(rows[match], self.table, held_row[match])
+            low = np.searchsorted(self._keys, keys, side="left", sorter=self._order)
+            high = np.searchsorted(self._keys, keys, side="right", sorter=self._order)
+            single = (high - low == 1) & ~repeated
+            held = self._order[np.minimum(low, len(self._keys) - 1)]
+            repeated[single] = fresh.same_as(rows[single], self.table, held[single])
+            for row in rows[(high - low > 1) & ~repeated]:
+                candidates = self._order[low[row] : high[row]]
+                same = fresh.same_as(np.full(len(candidates), row), self.table, candidates)
+                repeated[row] = bool(same.any())
         return rows[~repeated]
 
     def add(self, fresh: PositionTable) -> None:

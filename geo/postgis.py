@@ -122,7 +122,12 @@ def connect(url: str, *, snapshot: bool = False) -> Iterator[psycopg.Connection[
             yield connection
     except psycopg.OperationalError as error:
         raise WorkspaceError(
-            f"{shown(url)}: the connection failed; nothing of this change was saved "
+            f"{shown(url)}: the connection failed; nothing of this transaction was saved "
+            f"({reason(error)})"
+        ) from None
+    except psycopg.Error as error:  # (refused: a privilege, a constraint, a type)
+        raise WorkspaceError(
+            f"{shown(url)}: PostgreSQL refused it; nothing of this transaction was saved "
             f"({reason(error)})"
         ) from None
     finally:
@@ -198,12 +203,13 @@ def write_layer(
         [info.name, FID],
     )
     _index(connection, info, {field.name for field in columns})
-    connection.execute(
-        sql.SQL(
-            "CREATE TRIGGER {} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON {} "
-            "FOR EACH STATEMENT EXECUTE FUNCTION {}()"
-        ).format(sql.Identifier(TOUCHED), name, sql.Identifier(TOUCHED))
-    )
+    if info.name not in UNTRACKED:
+        connection.execute(
+            sql.SQL(
+                "CREATE TRIGGER {} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON {} "
+                "FOR EACH STATEMENT EXECUTE FUNCTION {}()"
+            ).format(sql.Identifier(TOUCHED), name, sql.Identifier(TOUCHED))
+        )
     if position is None:
         position = connection.execute(
             sql.SQL("SELECT coalesce(max(position) + 1, 0) FROM {}").format(
@@ -350,10 +356,16 @@ CHANNEL = "corridor"
 
 TOUCHED = "corridor_touched"
 """The trigger (and its function) by which every statement that changes a layer, whoever runs
-it (Corridor, QGIS, psql), adds one to the workspace's version and notifies CHANNEL."""
+it (Corridor, QGIS, psql), adds one to the workspace's version and notifies CHANNEL. It runs
+as the one who changed the layer (not as its maker: a definer's rights, with a schema taken
+from the trigger, would let anyone who may create a table run SQL as the maker); an editor
+may update the version (`geo.team`)."""
+UNTRACKED = frozenset({"positions", "geocode_cache"})
+"""Layers no scenario is read from: their rows change neither the version nor anyone's page
+(live tracking refreshes its own layer; a position every few seconds would reload the map)."""
 _TOUCHED_FUNCTION = """
 CREATE OR REPLACE FUNCTION {function}() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog AS $$
 BEGIN
   EXECUTE format('UPDATE %I.{state} SET version = version + 1', TG_TABLE_SCHEMA);
   PERFORM pg_notify('{channel}', TG_TABLE_SCHEMA);
@@ -364,8 +376,12 @@ END $$
 
 def ensure_workspace(connection: psycopg.Connection[Any]) -> None:
     """The registry, the version and its trigger function of a workspace in the connection's
-    schema, where missing."""
-    connection.execute("CREATE EXTENSION IF NOT EXISTS postgis")
+    schema, where missing (nothing is made when all are there: an editor may not make them)."""
+    if _present(connection, REGISTRY) and _present(connection, STATE) and _has_function(connection):
+        return
+    present = connection.execute("SELECT count(*) FROM pg_extension WHERE extname = 'postgis'")
+    if not (present.fetchone() or (0,))[0]:
+        connection.execute("CREATE EXTENSION IF NOT EXISTS postgis")
     connection.execute(
         sql.SQL(
             "CREATE TABLE IF NOT EXISTS {} (position integer NOT NULL, name text PRIMARY KEY, "
@@ -388,6 +404,23 @@ def ensure_workspace(connection: psycopg.Connection[Any]) -> None:
             function=sql.Identifier(TOUCHED), state=sql.Identifier(STATE), channel=sql.SQL(CHANNEL)
         )
     )
+
+
+def _present(connection: psycopg.Connection[Any], table: str) -> bool:
+    row = connection.execute(
+        "SELECT to_regclass(quote_ident(current_schema()) || '.' || quote_ident(%s)) IS NOT NULL",
+        [table],
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def _has_function(connection: psycopg.Connection[Any]) -> bool:
+    row = connection.execute(
+        "SELECT to_regprocedure(quote_ident(current_schema()) || '.' || quote_ident(%s) || '()') "
+        "IS NOT NULL",
+        [TOUCHED],
+    ).fetchone()
+    return bool(row and row[0])
 
 
 def version(connection: psycopg.Connection[Any]) -> int | None:
@@ -475,10 +508,10 @@ def _write_postgis(url: str, read: list[tuple[LayerInfo, pa.Table]], *, replace:
             connection.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(info.name)))
         connection.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(REGISTRY)))
         connection.execute("CREATE EXTENSION IF NOT EXISTS postgis")
-        connection.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(STATE)))
-        ensure_workspace(connection)
+        ensure_workspace(connection)  # (the version goes on: what was read before is stale)
         for position, (info, table) in enumerate(read):
             write_layer(connection, info, table, position=position)
+        bump(connection)  # (every dashboard on it reads it again)
     return [f"{info.name}: {table.num_rows} rows" for info, table in read]
 
 

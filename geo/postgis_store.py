@@ -97,7 +97,7 @@ class PostgisWorkspace(Workspace):
                 self._local.depth = depth
             return
         with postgis.connect(self.url) as connection:
-            connection.execute(f"SET lock_timeout = {int(self.lock_seconds * 1000)}")
+            connection.execute(f"SET lock_timeout = {max(1, int(self.lock_seconds * 1000))}")
             try:
                 connection.execute(
                     "SELECT pg_advisory_lock(hashtext('corridor:' || current_schema()))"
@@ -121,7 +121,7 @@ class PostgisWorkspace(Workspace):
 
     def signed_in(self) -> tuple[str, str]:
         """The database role this workspace is opened as, and its team role ("admin",
-        "editor", "viewer"; "owner" for a superuser or the tables' owner, "" for none)."""
+        "editor", "viewer"; "owner" for a superuser, "" for none)."""
         found = self._signed_in
         if found is None:
             from geo import team
@@ -240,10 +240,11 @@ class PostgisWorkspace(Workspace):
     # Writes --------------------------------------------------------------------------------
 
     def append_rows(self, layer: str, frame: pd.DataFrame, geometry_type: str | None) -> None:
-        with self._connection() as connection:
+        with self.transaction(), self._connection() as connection:
             postgis.ensure_workspace(connection)
             _insert(connection, layer, frame, geometry_type)
-            postgis.bump(connection)
+            if layer not in postgis.UNTRACKED:
+                postgis.bump(connection)
 
     def save(self, scenario: Scenario, *, append: dict[str, pd.DataFrame] | None = None) -> None:
         with self.transaction():
@@ -519,9 +520,8 @@ class Listener:
         while not self._stop.is_set():
             try:
                 self._listen()
-            except (psycopg.Error, OSError) as error:
+            except Exception as error:  # noqa: BLE001 (any: the thread lives on, says why)
                 self.problem = f"{postgis.shown(self.url)}: {postgis.reason(error)}"
-                self.count += 1  # (writes may have been missed: read again)
                 self._stop.wait(self.RETRY_SECONDS)
 
     def _listen(self) -> None:

@@ -103,16 +103,35 @@ def _group_roles(connection: psycopg.Connection[Any], done: list[str]) -> None:
         )
 
 
+GROWING = {
+    CHANGES: (None, CHANGE_COLUMNS),
+    "positions": ("Point", {
+        "scenario_id": pa.string(), "convoy": pa.string(), "time": pa.timestamp("ms", tz="UTC"),
+        "latitude": pa.float64(), "longitude": pa.float64(), "speed_kmh": pa.float64(),
+        "note": pa.string(),
+    }.items()),
+    "geocode_cache": (None, {
+        "key": pa.string(), "answer": pa.string(), "asked_at": pa.timestamp("ms", tz="UTC"),
+    }.items()),
+}  # fmt: skip
+"""The layers that editors add rows to but that a copied workspace may not hold yet (the
+change log, live positions, the geocoder's answers): made empty by team init, since an editor
+may not create tables."""
+
+
 def _change_log(connection: psycopg.Connection[Any], done: list[str]) -> None:
-    """The change log's table, made (empty, and listed as a layer) when no edit made it yet."""
-    if any(info.name == CHANGES for info in postgis.layers(connection)):
-        return
-    empty = pa.table(
-        {postgis.FID: pa.array([], pa.int64())}
-        | {name: pa.array([], kind) for name, kind in CHANGE_COLUMNS}
-    )
-    postgis.write_layer(connection, postgis.LayerInfo(CHANGES, None), empty)
-    done.append(f"table {CHANGES} (the change log) created")
+    """The layers editors add to, made (empty, and listed) where missing."""
+    held = {info.name for info in postgis.layers(connection)}
+    for name, (geometry_type, columns) in GROWING.items():
+        if name in held:
+            continue
+        empty = pa.table(
+            {postgis.FID: pa.array([], pa.int64())}
+            | {column: pa.array([], kind) for column, kind in columns}
+            | ({postgis.GEOMETRY: pa.array([], pa.binary())} if geometry_type else {})
+        )
+        postgis.write_layer(connection, postgis.LayerInfo(name, geometry_type), empty)
+        done.append(f"table {name} created")
 
 
 GRANTS = (
@@ -127,6 +146,8 @@ GRANTS = (
     # The registry, and the change log's rows once written, are no one's to rewrite.
     ("REVOKE INSERT, UPDATE, DELETE ON {registry} FROM {editor}"),
     ("REVOKE UPDATE, DELETE ON {changes} FROM {editor}"),
+    # The version only goes up (the layers' trigger runs as the editor who changed them).
+    ("REVOKE INSERT, DELETE ON {state} FROM {editor}"),
 )  # fmt: skip
 """What each group role may do to the workspace's tables at all."""
 
@@ -138,6 +159,7 @@ def _grants(connection: psycopg.Connection[Any], schema: str, done: list[str]) -
         "editor": sql.Identifier(EDITOR),
         "registry": sql.Identifier(postgis.REGISTRY),
         "changes": sql.Identifier(CHANGES),
+        "state": sql.Identifier(postgis.STATE),
     }
     for statement in GRANTS:
         connection.execute(sql.SQL(statement).format(**names))
@@ -190,6 +212,7 @@ def role_of(connection: psycopg.Connection[Any]) -> str:
     if _one(connection, "SELECT rolsuper FROM pg_roles WHERE rolname = current_user"):
         return "admin"
     for label in ("admin", "editor", "viewer"):
-        if _one(connection, "SELECT pg_has_role(current_user, %s, 'MEMBER')", ROLES[label]):
+        member = "SELECT pg_has_role(current_user, oid, 'MEMBER') FROM pg_roles WHERE rolname = %s"
+        if _one(connection, member, ROLES[label]):  # (None when the team was never made)
             return label
     return ""

@@ -35,7 +35,7 @@ def geocoder() -> Any:
 def open_workspace() -> tuple[Workspace, Scenario] | None:
     workspace = Workspace(SETTINGS.workspace)
     if not workspace.exists():
-        st.info(f"No workspace at {workspace.path}. `make run` creates it from the shipped "
+        st.info(f"No workspace at {workspace.label}. `make run` creates it from the shipped "
                 "scenario; or create it now.")  # fmt: skip
         if st.button("Create the workspace from the shipped scenario", key="create_workspace"):
             changes.recover(workspace, fallback=SETTINGS.default_scenario_dir)
@@ -44,6 +44,9 @@ def open_workspace() -> tuple[Workspace, Scenario] | None:
     try:
         ids = workspace.scenario_ids()
         chosen = st.sidebar.selectbox("Scenario", ids, key="edit_scenario")
+        marked = f"convoys_read:{chosen}"  # where the log stood before what is shown was read
+        if marked not in ss:
+            ss[marked] = changes.read_mark(workspace)
         return workspace, workspace.load(chosen)
     except CorridorError as error:
         st.error(f"The workspace could not be read:\n\n{error}")
@@ -154,9 +157,7 @@ def convoy_editor(workspace: Workspace, scenario: Scenario, user: str) -> None:
         name: st.column_config.SelectboxColumn(options=options, required=True)
         for name, options in choices.items()
     }
-    marked = f"convoys_read:{scenario.id}"  # where the log stood when the table was shown
-    if marked not in ss:
-        ss[marked] = changes.read_mark(workspace)
+    marked = f"convoys_read:{scenario.id}"  # (taken before the scenario was read)
     edited = st.data_editor(
         before,
         key=f"convoy_editor:{scenario.id}:{ss.get('convoy_saves', 0)}",

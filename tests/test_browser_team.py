@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import psycopg
@@ -17,8 +18,9 @@ from streamlit.testing.v1 import AppTest
 
 from geo import changes, team
 from geo.changes import Edit
+from geo.records import Position
 from geo.scenario import read_scenario
-from geo.workspace import Workspace
+from geo.workspace import GeocodeCache, Workspace, add_positions, positions
 
 ROOT = Path(__file__).parent.parent
 
@@ -104,6 +106,15 @@ def test_an_editor_s_changes_are_logged_under_its_database_role(
         assert [c.who for c in changes.history(editor)] == [name]
         changes.undo(editor, scenario_id, who="typed name")
         assert [c.who for c in changes.history(editor)] == [name, name]
+        # what an editor's session also writes: deletions, live positions, geocoder answers
+        figure = editor.load(scenario_id).figures[0].id
+        changes.commit(editor, scenario_id, [Edit("delete", "figures", figure)], who="x")
+        assert figure not in {f.id for f in Workspace(editor.location).load(scenario_id).figures}
+        start = datetime(2016, 12, 15, 12, 0, tzinfo=UTC)
+        assert add_positions(editor, scenario_id, [Position(convoy, start, 36.2, 37.1)]) == 1
+        assert len(positions(editor, scenario_id)) == 1
+        GeocodeCache(editor)["nominatim:fuaa"] = {"lat": "35.9"}
+        assert GeocodeCache(editor)["nominatim:fuaa"] == {"lat": "35.9"}
     finally:
         with psycopg.connect(POSTGIS, autocommit=True) as connection:
             connection.execute(f"DROP OWNED BY {name}")

@@ -93,8 +93,10 @@ def test_reports_with_one_key_are_still_told_apart(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(PositionTable, "keys", lambda self: np.zeros(len(self), np.uint64))
     held = HeldReports(PositionTable.of(REPORTS[:2] + REPORTS[:1]))
     assert held.table == REPORTS[:2]
-    fresh = PositionTable.of([REPORTS[2], REPORTS[0], REPORTS[2]])
-    assert list(held.unseen(fresh)) == [0]
+    fresh = PositionTable.of([REPORTS[2], REPORTS[0], REPORTS[2], REPORTS[1]])
+    assert list(held.unseen(fresh)) == [0]  # a repeat of the second held one is seen too
+    within = PositionTable.of([REPORTS[2], REPORTS[1], REPORTS[1]])
+    assert list(HeldReports(PositionTable.empty()).unseen(within)) == [0, 1]
 
 
 def test_a_feed_holds_columns_and_drops_repeats_of_held_reports(tmp_path: Path) -> None:

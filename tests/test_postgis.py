@@ -332,7 +332,7 @@ def test_a_connection_dropped_mid_edit_is_told_and_nothing_is_half_written(
              Edit("update", "places", tiny.places[0].id, {"name": "Renamed"}),
              Edit("update", "routes", tiny.routes[0].id, {"precision": "traced"})]  # fmt: skip
     fail_on_third_insert(monkeypatch, dropped)
-    with pytest.raises(WorkspaceError, match="the connection failed; nothing of this change"):
+    with pytest.raises(WorkspaceError, match="the connection failed; nothing of this transaction"):
         changes.commit(workspace, "tiny", edits, who="ana")
     monkeypatch.undo()
     from geo.workspace import _LOADED
