@@ -99,7 +99,7 @@ def watch_workspace() -> None:
     watch()
 
 
-WATCH_SECONDS = 1.0
+WATCH_SECONDS = 0.5
 
 
 @st.cache_data(show_spinner=False)
