@@ -70,6 +70,14 @@ def _modified(location: Path | str) -> float:
 
 
 @st.cache_resource(show_spinner=False)
+def signed_in(url: str) -> tuple[str, str]:
+    """The database role a PostGIS workspace URL signs in as, and its team role (asked once
+    per URL, not on every rerun)."""
+    found: tuple[str, str] = Workspace(url).signed_in()  # type: ignore[attr-defined]
+    return found
+
+
+@st.cache_resource(show_spinner=False)
 def workspace_listener(url: str) -> Any:
     """One listener per server process for a PostGIS workspace's writes (LISTEN/NOTIFY)."""
     from geo.postgis_store import Listener
@@ -152,7 +160,7 @@ def choose_scenario() -> Scenario:
     chosen = st.sidebar.selectbox(t("Scenario"), ids, index=default, key="scenario")
     st.sidebar.caption(t("Workspace: `{path}`", path=Workspace(workspace).label))
     if not isinstance(workspace, Path):
-        role, team_role = Workspace(workspace).signed_in()  # type: ignore[attr-defined]
+        role, team_role = signed_in(workspace)
         st.sidebar.caption(t("Signed in as {role} ({team})", role=role, team=team_role or "-"))
     return load_from_workspace(str(workspace), chosen, modified)
 

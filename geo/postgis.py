@@ -14,7 +14,7 @@ both ways, so that a copy there and back compares equal, feature ids included.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -151,10 +151,7 @@ class LayerInfo:
 
 def layers(connection: psycopg.Connection[Any]) -> list[LayerInfo]:
     """The workspace's layers in this connection's schema, in order; [] when it holds none."""
-    present = connection.execute(
-        "SELECT to_regclass(quote_ident(current_schema()) || '.' || %s) IS NOT NULL", [REGISTRY]
-    ).fetchone()
-    if not present or not present[0]:
+    if not _present(connection, REGISTRY):
         return []
     rows = connection.execute(
         sql.SQL("SELECT name, geometry_type FROM {} ORDER BY position").format(
@@ -318,30 +315,46 @@ def _index(connection: psycopg.Connection[Any], info: LayerInfo, fields: set[str
         )
 
 
-def read_layer(connection: psycopg.Connection[Any], info: LayerInfo) -> pa.Table:
-    """The layer's rows in feature id order, typed as they were written (`geom` as WKB)."""
-    typed = connection.execute(
+def column_types(connection: psycopg.Connection[Any], layer: str) -> list[tuple[str, str]]:
+    """A table's columns and their PostgreSQL types, in order."""
+    rows = connection.execute(
         "SELECT attname, format_type(atttypid, NULL) FROM pg_attribute "
         "WHERE attrelid = (quote_ident(current_schema()) || '.' || quote_ident(%s))::regclass "
         "AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
-        [info.name],
+        [layer],
     ).fetchall()
-    fields = [(str(name), str(kind)) for name, kind in typed if name != GEOMETRY]
-    selected: list[sql.Composable] = [sql.Identifier(name) for name, _ in fields]
+    return [(str(name), str(kind)) for name, kind in rows]
+
+
+def read_layer(
+    connection: psycopg.Connection[Any],
+    info: LayerInfo,
+    columns: list[str] | None = None,
+    where: sql.Composable | None = None,
+    values: Sequence[Any] = (),
+) -> pa.Table:
+    """The layer's rows (those `where` keeps) in feature id order, typed as they were written:
+    `columns` (all but the geometry when None) and the geometry as WKB in `geom`."""
+    kinds = dict(column_types(connection, info.name))
+    names = columns if columns is not None else [n for n in kinds if n != GEOMETRY]
+    selected: list[sql.Composable] = [sql.Identifier(name) for name in names]
     if info.geometry_type is not None:
         selected.append(sql.SQL("ST_AsBinary({})").format(sql.Identifier(GEOMETRY)))
-    query = sql.SQL("SELECT {} FROM {} ORDER BY {}").format(
-        sql.SQL(", ").join(selected), sql.Identifier(info.name), sql.Identifier(FID)
+    query = sql.SQL("SELECT {} FROM {} {} ORDER BY {}").format(
+        sql.SQL(", ").join(selected),
+        sql.Identifier(info.name),
+        where or sql.SQL(""),
+        sql.Identifier(FID),
     )
-    rows = connection.execute(query).fetchall()
-    columns = list(zip(*rows, strict=True)) if rows else [() for _ in selected]
+    rows = connection.execute(query, list(values)).fetchall()
+    found = list(zip(*rows, strict=True)) if rows else [() for _ in selected]
     arrays = {
-        name: pa.array(list(values), type=FROM_SQL[kind])
-        for (name, kind), values in zip(fields, columns, strict=False)
+        name: pa.array(list(cells), type=FROM_SQL[kinds[name]])
+        for name, cells in zip(names, found, strict=False)
     }
     if info.geometry_type is not None:
-        arrays[GEOMETRY] = pa.array([_bytes(blob) for blob in columns[-1]], type=pa.binary())
-    return pa.table(arrays)
+        arrays[GEOMETRY] = pa.array([_bytes(blob) for blob in found[-1]], type=pa.binary())
+    return pa.table(arrays) if arrays else pa.table({})
 
 
 def _bytes(blob: Any) -> bytes | None:
@@ -425,10 +438,7 @@ def _has_function(connection: psycopg.Connection[Any]) -> bool:
 
 def version(connection: psycopg.Connection[Any]) -> int | None:
     """The workspace's version; None when the schema holds no workspace."""
-    present = connection.execute(
-        "SELECT to_regclass(quote_ident(current_schema()) || '.' || %s) IS NOT NULL", [STATE]
-    ).fetchone()
-    if not present or not present[0]:
+    if not _present(connection, STATE):
         return None
     row = connection.execute(sql.SQL("SELECT version FROM {}").format(sql.Identifier(STATE)))
     found = row.fetchone()

@@ -190,7 +190,7 @@ class PostgisWorkspace(Workspace):
             if moment is not None:
                 where = sql.SQL("WHERE {} >= %s").format(sql.Identifier(field))
                 values.append(moment)
-            table = _read(connection, info, _columns(connection, layer), where, values)
+            table = postgis.read_layer(connection, info, _columns(connection, layer), where, values)
         return _frame_of(table, info)
 
     def last_row(self, layer: str) -> pd.DataFrame:
@@ -201,14 +201,14 @@ class PostgisWorkspace(Workspace):
             last = sql.SQL("WHERE {fid} = (SELECT max({fid}) FROM {table})").format(
                 fid=sql.Identifier(FID), table=sql.Identifier(layer)
             )
-            table = _read(connection, info, _columns(connection, layer), last, [])
+            table = postgis.read_layer(connection, info, _columns(connection, layer), last, [])
         return _frame_of(table, info)
 
     def _events_arrow(self, scenario_id: str, columns: list[str]) -> tuple[str, pa.Table]:
         with self._connection() as connection:
             info = _info(connection, s.EVENTS.name, self.label)
             where = sql.SQL("WHERE {} = %s").format(sql.Identifier(SCENARIO_ID))
-            table = _read(connection, info, columns, where, [scenario_id])
+            table = postgis.read_layer(connection, info, columns, where, [scenario_id])
         return GEOMETRY, table
 
     def rows_in_window(self, window: Window) -> pd.DataFrame:
@@ -234,7 +234,7 @@ class PostgisWorkspace(Workspace):
             if not window.geometry:
                 info = LayerInfo(info.name, None)
             condition = sql.SQL("WHERE ") + sql.SQL(" AND ").join(where)
-            table = _read(connection, info, columns, condition, values)
+            table = postgis.read_layer(connection, info, columns, condition, values)
         return _frame_of(table, info)
 
     # Writes --------------------------------------------------------------------------------
@@ -315,45 +315,7 @@ def _info(connection: psycopg.Connection[Any], name: str, label: str) -> LayerIn
 
 def _columns(connection: psycopg.Connection[Any], layer: str) -> list[str]:
     """A table's columns in order, but for its feature id and geometry."""
-    return [name for name, _ in _column_types(connection, layer) if name not in (FID, GEOMETRY)]
-
-
-def _column_types(connection: psycopg.Connection[Any], layer: str) -> list[tuple[str, str]]:
-    rows = connection.execute(
-        "SELECT attname, format_type(atttypid, NULL) FROM pg_attribute "
-        "WHERE attrelid = (quote_ident(current_schema()) || '.' || quote_ident(%s))::regclass "
-        "AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
-        [layer],
-    ).fetchall()
-    return [(str(name), str(kind)) for name, kind in rows]
-
-
-def _read(
-    connection: psycopg.Connection[Any],
-    info: LayerInfo,
-    columns: list[str],
-    where: sql.Composable,
-    values: Sequence[Any],
-) -> pa.Table:
-    """Some columns of a layer's rows (and its geometry as WKB), in feature id order."""
-    kinds = dict(_column_types(connection, info.name))
-    selected: list[sql.Composable] = [sql.Identifier(name) for name in columns]
-    if info.geometry_type is not None:
-        selected.append(sql.SQL("ST_AsBinary({})").format(sql.Identifier(GEOMETRY)))
-    query = sql.SQL("SELECT {} FROM {} {} ORDER BY {}").format(
-        sql.SQL(", ").join(selected), sql.Identifier(info.name), where, sql.Identifier(FID)
-    )
-    rows = connection.execute(query, list(values)).fetchall()
-    found = list(zip(*rows, strict=True)) if rows else [() for _ in selected]
-    arrays = {
-        name: pa.array(list(cells), type=postgis.FROM_SQL[kinds[name]])
-        for name, cells in zip(columns, found, strict=False)
-    }
-    if info.geometry_type is not None:
-        arrays[GEOMETRY] = pa.array(
-            [None if b is None else bytes(b) for b in found[-1]], pa.binary()
-        )
-    return pa.table(arrays) if arrays else pa.table({})
+    return [n for n, _ in postgis.column_types(connection, layer) if n not in (FID, GEOMETRY)]
 
 
 def _frame_of(table: pa.Table, info: LayerInfo) -> pd.DataFrame:
@@ -417,7 +379,7 @@ def _insert(
         postgis.write_layer(connection, LayerInfo(layer, kind), table)
         return
     info = held[layer]
-    kinds = dict(_column_types(connection, layer))
+    kinds = dict(postgis.column_types(connection, layer))
     columns = []
     for field in table.schema:
         if field.name == GEOMETRY:

@@ -135,19 +135,19 @@ def _change_log(connection: psycopg.Connection[Any], done: list[str]) -> None:
 
 
 GRANTS = (
-    ("GRANT USAGE ON SCHEMA {schema} TO {viewer}"),
-    ("GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {viewer}"),
-    ("GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {schema} TO {editor}"),
-    ("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {schema} TO {editor}"),
-    ("ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} GRANT SELECT ON TABLES TO {viewer}"),
-    ("ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} "
-     "GRANT INSERT, UPDATE, DELETE ON TABLES TO {editor}"),
-    ("ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} GRANT USAGE ON SEQUENCES TO {editor}"),
+    "GRANT USAGE ON SCHEMA {schema} TO {viewer}",
+    "GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {viewer}",
+    "GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {schema} TO {editor}",
+    "GRANT USAGE ON ALL SEQUENCES IN SCHEMA {schema} TO {editor}",
+    "ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} GRANT SELECT ON TABLES TO {viewer}",
+    "ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} "
+    "GRANT INSERT, UPDATE, DELETE ON TABLES TO {editor}",
+    "ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} GRANT USAGE ON SEQUENCES TO {editor}",
     # The registry, and the change log's rows once written, are no one's to rewrite.
-    ("REVOKE INSERT, UPDATE, DELETE ON {registry} FROM {editor}"),
-    ("REVOKE UPDATE, DELETE ON {changes} FROM {editor}"),
+    "REVOKE INSERT, UPDATE, DELETE ON {registry} FROM {editor}",
+    "REVOKE UPDATE, DELETE ON {changes} FROM {editor}",
     # The version only goes up (the layers' trigger runs as the editor who changed them).
-    ("REVOKE INSERT, DELETE ON {state} FROM {editor}"),
+    "REVOKE INSERT, DELETE ON {state} FROM {editor}",
 )  # fmt: skip
 """What each group role may do to the workspace's tables at all."""
 
