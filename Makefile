@@ -120,7 +120,7 @@ typecheck:
 	$(VENV)/bin/mypy
 
 pytest:
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadfile
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache tests/artifacts
