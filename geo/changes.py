@@ -8,7 +8,7 @@ import math
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, Literal, cast, overload
 
@@ -85,41 +85,29 @@ class Change:
 @dataclass(frozen=True)
 class ReadMark:
     """Where a scenario's change log stood when someone read the records they then edit: the
-    newest batch then ("" when none) and its time."""
+    feature id of its last row then (0 when empty). Rows are added under the workspace's lock,
+    so a later change has a larger id, whatever the clocks of the machines that wrote them."""
 
-    batch: str = ""
-    at: datetime | None = None
+    position: int = 0
 
 
 def read_mark(workspace: Workspace) -> ReadMark:
     """The change log as it stands now, to give `commit` as `read=` with the edits made."""
-    row = workspace.last_row(CHANGES_LAYER)
-    if row.empty:
-        return ReadMark()
-    newest = _change({str(k): v for k, v in row.iloc[0].items()})
-    return ReadMark(newest.batch, newest.at)
-
-
-CLOCK_SKEW = timedelta(minutes=10)
-"""How far apart the clocks of two machines writing one workspace may be: the change log is
-read this much before a read mark's time when looking for what came after it."""
+    return ReadMark(workspace.last_position(CHANGES_LAYER))
 
 
 def conflicts(
     workspace: Workspace, scenario_id: str, edits: Sequence[Edit], read: ReadMark
 ) -> list[Change]:
-    """The newest change to each record these edits update or delete that was made after
+    """The newest change to each record these edits update or delete that was logged after
     `read`: someone else's edit they would write over."""
     touched = {(e.layer, e.record_id) for e in edits if e.action in ("update", "delete")}
     if not touched:
         return []
-    since = read.at - CLOCK_SKEW if read.at is not None else None
-    frame = workspace.rows_since(CHANGES_LAYER, "at", since)
-    rows = [_change({str(k): v for k, v in row.items()}) for row in frame.to_dict("records")]
-    seen = [i for i, change in enumerate(rows) if change.batch == read.batch] if read.batch else []
-    later = rows[seen[-1] + 1 :] if seen else rows
+    frame = workspace.rows_after(CHANGES_LAYER, read.position)
     found: dict[tuple[str, str], Change] = {}
-    for change in later:
+    for row in frame.to_dict("records"):
+        change = _change({str(k): v for k, v in row.items()})
         if change.scenario_id == scenario_id and (change.layer, change.record_id) in touched:
             found[(change.layer, change.record_id)] = change
     return list(found.values())

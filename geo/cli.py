@@ -262,16 +262,17 @@ def _import(args: argparse.Namespace) -> int:
         return _import_file(args, workspace)
     scenario = read_scenario(args.path)
     if args.if_missing and scenario.id in workspace.scenario_ids():
-        print(f"{workspace.path}: already holds {scenario.id!r}; left as it is")
+        print(f"{workspace.label}: already holds {scenario.id!r}; left as it is")
         return 0
     workspace.save(scenario)
-    print(f"{workspace.path}: imported {scenario.id!r} — {summary(scenario)}")
+    print(f"{workspace.label}: imported {scenario.id!r} — {summary(scenario)}")
     return 0
 
 
 def _import_file(args: argparse.Namespace, workspace: Any) -> int:
-    from geo import importing
+    from geo import changes, importing
 
+    read = changes.read_mark(workspace)  # (an event revised that someone changes meanwhile)
     scenario = workspace.load(args.scenario)
     defaults = {}
     for item in args.set:
@@ -293,11 +294,11 @@ def _import_file(args: argparse.Namespace, workspace: Any) -> int:
         write_text(args.report, prepared.report_csv())
     print(prepared.summary())
     if prepared.writes and not args.dry_run:
-        importing.commit_import(workspace, scenario.id, prepared, who=args.who)
+        importing.commit_import(workspace, scenario.id, prepared, who=args.who, read=read)
         done = prepared.done.replace("Added", "added", 1)
-        print(f"{workspace.path}: {done} to {scenario.id!r}")
+        print(f"{workspace.label}: {done} to {scenario.id!r}")
     elif prepared.accepted and not args.dry_run:
-        print(f"{workspace.path}: nothing to write, every valid row is in {scenario.id!r} already")
+        print(f"{workspace.label}: nothing to write, every valid row is in {scenario.id!r} already")
     return 1 if prepared.rejected or not prepared.accepted else 0
 
 

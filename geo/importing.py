@@ -260,15 +260,28 @@ def _read_rows(
 
 @pausing
 def commit_import(
-    workspace: Workspace, scenario_id: str, prepared: Prepared, *, who: str
+    workspace: Workspace,
+    scenario_id: str,
+    prepared: Prepared,
+    *,
+    who: str,
+    read: changes.ReadMark | None = None,
 ) -> Sequence[changes.Change]:
-    """Add a prepared file's valid records to the workspace in one logged transaction."""
+    """Add a prepared file's valid records to the workspace in one logged transaction.
+
+    `read`: where the change log stood before the scenario the file was prepared against was
+    read; an event it revises that someone changed since is refused (ConflictError)."""
     with s.cells_kept():
-        return _commit_import(workspace, scenario_id, prepared, who=who)
+        return _commit_import(workspace, scenario_id, prepared, who=who, read=read)
 
 
 def _commit_import(
-    workspace: Workspace, scenario_id: str, prepared: Prepared, *, who: str
+    workspace: Workspace,
+    scenario_id: str,
+    prepared: Prepared,
+    *,
+    who: str,
+    read: changes.ReadMark | None,
 ) -> Sequence[changes.Change]:
     edits = []
     added = None
@@ -287,7 +300,7 @@ def _commit_import(
         cells = {k: v for k, v in s.to_cells(event, s.EVENTS).items() if k != "id"}
         edits.append(Edit("update", "events", event.id, cells))
     note = f"import of {prepared.file} ({prepared.accepted} records)"
-    return changes.commit(workspace, scenario_id, edits, who=who, note=note, added=added)
+    return changes.commit(workspace, scenario_id, edits, who=who, note=note, added=added, read=read)
 
 
 # --- a newer export of the same events ----------------------------------------------------

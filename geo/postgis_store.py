@@ -14,7 +14,6 @@ import contextlib
 import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from datetime import datetime
 from typing import Any
 
 import geopandas as gpd
@@ -180,29 +179,26 @@ class PostgisWorkspace(Workspace):
             info = _info(connection, name, self.label)
             return _frame_of(postgis.read_layer(connection, info), info)
 
-    def rows_since(self, layer: str, field: str, moment: datetime | None) -> pd.DataFrame:
+    def rows_after(self, layer: str, position: int) -> pd.DataFrame:
         with self._connection() as connection:
             if layer not in {info.name for info in postgis.layers(connection)}:
                 return pd.DataFrame()
             info = _info(connection, layer, self.label)
-            where: sql.Composable = sql.SQL("")
-            values: list[Any] = []
-            if moment is not None:
-                where = sql.SQL("WHERE {} >= %s").format(sql.Identifier(field))
-                values.append(moment)
-            table = postgis.read_layer(connection, info, _columns(connection, layer), where, values)
+            after = sql.SQL("WHERE {} > %s").format(sql.Identifier(FID))
+            table = postgis.read_layer(
+                connection, info, _columns(connection, layer), after, [position]
+            )
         return _frame_of(table, info)
 
-    def last_row(self, layer: str) -> pd.DataFrame:
+    def last_position(self, layer: str) -> int:
         with self._connection() as connection:
             if layer not in {info.name for info in postgis.layers(connection)}:
-                return pd.DataFrame()
-            info = _info(connection, layer, self.label)
-            last = sql.SQL("WHERE {fid} = (SELECT max({fid}) FROM {table})").format(
-                fid=sql.Identifier(FID), table=sql.Identifier(layer)
+                return 0
+            query = sql.SQL("SELECT coalesce(max({}), 0) FROM {}").format(
+                sql.Identifier(FID), sql.Identifier(layer)
             )
-            table = postgis.read_layer(connection, info, _columns(connection, layer), last, [])
-        return _frame_of(table, info)
+            found = connection.execute(query).fetchone()
+        return int(found[0]) if found else 0
 
     def _events_arrow(self, scenario_id: str, columns: list[str]) -> tuple[str, pa.Table]:
         with self._connection() as connection:

@@ -470,31 +470,31 @@ class Workspace:
             raise WorkspaceError(f"{self.path}: cannot read layer {name!r} ({error})") from error
         return frame
 
-    def rows_since(self, layer: str, field: str, moment: datetime | None) -> pd.DataFrame:
-        """The rows of a layer whose time `field` is at `moment` or later (all of them when
-        None), in the layer's order; none when the layer is missing."""
-        if not self.exists() or layer not in self._layers():
-            return pd.DataFrame()
-        where = None
-        if moment is not None:  # (the file's times are ISO text in UTC: they sort as text)
-            where = f"\"{field}\" >= '{moment.astimezone(UTC).replace(tzinfo=None).isoformat()}'"
-        try:
-            frame: pd.DataFrame = pyogrio.read_dataframe(self.path, layer=layer, where=where)
-        except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as error:
-            raise WorkspaceError(f"{self.path}: cannot read layer {layer!r} ({error})") from error
-        return frame
-
-    def last_row(self, layer: str) -> pd.DataFrame:
-        """The last row of a layer (none when it is empty or missing)."""
+    def rows_after(self, layer: str, position: int) -> pd.DataFrame:
+        """The rows of a layer whose feature id is above `position`, in that order (none when
+        the layer is missing): what was added to an append-only layer since `last_position`."""
         if not self.exists() or layer not in self._layers():
             return pd.DataFrame()
         try:
             frame: pd.DataFrame = pyogrio.read_dataframe(
-                self.path, sql=f'SELECT * FROM "{layer}" ORDER BY fid DESC LIMIT 1'
+                self.path, layer=layer, where=f"fid > {int(position)}", fid_as_index=True
             )
         except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as error:
             raise WorkspaceError(f"{self.path}: cannot read layer {layer!r} ({error})") from error
-        return frame
+        return frame.sort_index().reset_index(drop=True)
+
+    def last_position(self, layer: str) -> int:
+        """The largest feature id of a layer (0 when it is empty or missing)."""
+        if not self.exists() or layer not in self._layers():
+            return 0
+        try:
+            with contextlib.closing(
+                sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+            ) as db:
+                found = db.execute(f'SELECT coalesce(max(fid), 0) FROM "{layer}"').fetchone()
+        except sqlite3.Error as error:
+            raise WorkspaceError(f"{self.path}: cannot read layer {layer!r} ({error})") from error
+        return int(found[0])
 
     def _meta(self, scenario_id: str, log: ProblemLog) -> dict[str, Any]:
         table = self.table(SCENARIOS_LAYER)

@@ -9,7 +9,7 @@ import streamlit as st
 from streamlit_folium import st_folium
 
 from geo import changes, drawing, importing, tables, timeline
-from geo.errors import CorridorError, ValidationError
+from geo.errors import ConflictError, CorridorError, ValidationError
 from geo.importing import MAX_UPLOAD_BYTES, Options, Prepared
 from geo.mapview import MapView
 from geo.readers import LAYERS
@@ -78,8 +78,10 @@ def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
     key = (hashlib.sha256(data).hexdigest(), upload.name, repr(options), scenario.id)
     if ss.get("prepared_key") != key:
         with st.spinner("Reading and checking every row…"):
+            ss.prepared_read = changes.read_mark(workspace)  # (before what it is checked against)
+            current = workspace.load(scenario.id)
             ss.prepared = importing.prepare_upload(
-                data, upload.name, scenario, options=options, who=user, geocoder=geocoder()
+                data, upload.name, current, options=options, who=user, geocoder=geocoder()
             )
         ss.prepared_key = key
     prepared: Prepared = ss.prepared
@@ -92,9 +94,13 @@ def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
     if st.button(f"{prepared.action} to {scenario.id}",
                  disabled=not prepared.writes, key="import_commit", type="primary"):  # fmt: skip
         try:
-            importing.commit_import(workspace, scenario.id, prepared, who=user)
+            importing.commit_import(
+                workspace, scenario.id, prepared, who=user, read=ss.prepared_read
+            )
         except CorridorError as error:
             st.error(f"Nothing was added:\n\n{error}")
+            if isinstance(error, ConflictError):
+                ss.pop("prepared_key", None)  # (checked again against the latest next time)
             return
         ss.pop("prepared_key", None)
         ss.pop("import_swap", None)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -437,10 +439,35 @@ def test_a_change_to_another_record_since_is_no_conflict(workspace: Workspace) -
     changes.commit(workspace, "tiny", [Edit("update", "convoys", "c2", {"people": "40"})],
                    who="ana")  # fmt: skip
     mark = changes.read_mark(workspace)
-    assert mark.batch == changes.history(workspace)[-1].batch
+    assert mark.position == len(changes.history(workspace))
     changes.commit(Workspace(workspace.location), "tiny",
                    [Edit("update", "convoys", "c2", {"people": "50"})], who="desk")  # fmt: skip
     mine = [Edit("update", "convoys", "c1", {"status": "halted"})]
     changes.commit(workspace, "tiny", mine, who="ana", read=mark)
     assert convoy(workspace, "c1").status == ConvoyStatus.HALTED
     assert convoy(workspace, "c2").people == Count(50, 50)  # type: ignore[attr-defined]
+
+
+def test_a_change_since_is_found_whatever_the_writer_s_clock(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from geo.errors import ConflictError
+
+    changes.commit(workspace, "tiny", [Edit("update", "convoys", "c2", {"people": "40"})],
+                   who="ana")  # fmt: skip
+    mark = changes.read_mark(workspace)  # (a log that is not empty: its last row is now)
+
+    class Behind(datetime):  # the other analyst's machine is a day slow
+        @classmethod
+        def now(cls, tz: Any = None) -> Behind:
+            return cast(Behind, datetime.now(tz) - timedelta(days=1))
+
+    with monkeypatch.context() as slow:
+        slow.setattr(changes, "datetime", Behind)
+        halted = [Edit("update", "convoys", "c1", {"status": "halted"})]
+        changes.commit(Workspace(workspace.location), "tiny", halted, who="desk")
+    assert changes.history(workspace)[-1].at < datetime.now(UTC) - timedelta(hours=23)
+    mine = [Edit("update", "convoys", "c1", {"status": "arrived"})]
+    with pytest.raises(ConflictError, match="convoys 'c1' was changed by desk"):
+        changes.commit(workspace, "tiny", mine, who="ana", read=mark)
+    assert convoy(workspace, "c1").status == ConvoyStatus.HALTED

@@ -337,6 +337,33 @@ def test_a_newer_acled_export_adds_updates_and_reports_what_vanished(
     }
 
 
+def test_an_event_revised_by_someone_else_since_the_file_was_checked_is_refused(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    from geo.errors import ConflictError
+
+    importing.commit_import(
+        workspace, "tiny", importing.prepare(IMPORTS / "acled.csv", workspace.load("tiny")),
+        who="week 1",
+    )  # fmt: skip
+    rows = list(csv.DictReader(io.StringIO((IMPORTS / "acled.csv").read_text(encoding="utf-8"))))
+    revised_id = rows[0]["event_id_cnty"]
+    rows[0]["fatalities"] = str(int(rows[0]["fatalities"]) + 3)
+    newer = tmp_path / "acled-week2.csv"
+    with newer.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    read = changes.read_mark(workspace)
+    prepared = importing.prepare(newer, workspace.load("tiny"))
+    changes.commit(Workspace(workspace.location), "tiny",
+                   [changes.Edit("update", "events", revised_id, {"notes": "Checked by phone"})],
+                   who="desk")  # fmt: skip
+    with pytest.raises(ConflictError, match=f"events '{revised_id}' was changed by desk"):
+        importing.commit_import(workspace, "tiny", prepared, who="week 2", read=read)
+    assert {e.id: e.notes for e in workspace.load("tiny").events}[revised_id] == "Checked by phone"
+
+
 @pytest.mark.parametrize("name", ["places.csv", "Places.CSV", "places"])
 def test_an_upload_is_read_from_its_bytes_by_its_name(tiny: Scenario, name: str) -> None:
     data = (IMPORTS / "places.csv").read_bytes()
