@@ -13,7 +13,7 @@ from typing import Any
 from geo.errors import CorridorError
 from geo.records import Scenario
 from geo.scenario import check_scenario, read_scenario, write_scenario
-from geo.settings import Settings
+from geo.settings import POSTGIS_SCHEMES, Settings
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -30,6 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     settings = Settings.from_environment()
     parser = argparse.ArgumentParser(prog=_program(), description=__doc__)
     shipped = _shipped(settings)
+    source = _source(shipped)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     validate = commands.add_parser(
@@ -98,7 +99,7 @@ def _parser() -> argparse.ArgumentParser:
         "export", help="a map snapshot (html, png, pdf) or the data shown (geojson, gpkg, csv)"
     )
     snapshot.add_argument(
-        "source", type=shipped, help=f"a scenario folder or a workspace .gpkg{SHIPPED_HINT}"
+        "source", type=source, help=f"a scenario folder or a workspace{SOURCE_HINT}"
     )
     snapshot.add_argument("--format", required=True, choices=FORMAT_CHOICES)
     snapshot.add_argument("--out", type=Path, required=True, help="a file, or a folder")
@@ -134,9 +135,7 @@ def _parser() -> argparse.ArgumentParser:
     risk = commands.add_parser(
         "analyse", help="each route's ground by control, front-line crossings and nearby events"
     )
-    risk.add_argument(
-        "source", type=shipped, help=f"a scenario folder or a workspace .gpkg{SHIPPED_HINT}"
-    )
+    risk.add_argument("source", type=source, help=f"a scenario folder or a workspace{SOURCE_HINT}")
     risk.add_argument("--scenario", help="which scenario of a workspace")
     risk.add_argument(
         "--at", help="the moment, ISO 8601 with offset (default: the step the dashboard opens on)"
@@ -321,6 +320,18 @@ def _shipped(settings: Settings) -> Callable[[str], Path]:
         return typed
 
     return path
+
+
+SOURCE_HINT = f" (.gpkg, or a PostGIS workspace's postgresql:// URL){SHIPPED_HINT}"
+
+
+def _source(shipped: Callable[[str], Path]) -> Callable[[str], Path | str]:
+    """A scenario folder or a workspace: its path as `shipped` takes it, or a PostGIS URL."""
+
+    def source(text: str) -> Path | str:
+        return text if text.startswith(POSTGIS_SCHEMES) else shipped(text)
+
+    return source
 
 
 def _user() -> str:
@@ -513,8 +524,8 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load_source(source: Path, scenario_id: str | None) -> Scenario:
-    if source.suffix.lower() == ".gpkg":
+def _load_source(source: Path | str, scenario_id: str | None) -> Scenario:
+    if isinstance(source, str) or source.suffix.lower() == ".gpkg":
         from geo.workspace import Workspace
 
         return Workspace(source).load(scenario_id)

@@ -87,11 +87,32 @@ def postgis_schema() -> Iterator[str]:
             connection.execute(f"CREATE SCHEMA {name}")
     except psycopg.Error as error:
         pytest.fail(f"{POSTGIS}: no PostGIS database to test in; run `make postgis` ({error})")
+    url = f"{POSTGIS}?options={quote(f'-csearch_path={name},public')}"
     try:
-        yield f"{POSTGIS}?options={quote(f'-csearch_path={name},public')}"
+        yield url
     finally:
         with psycopg.connect(POSTGIS, autocommit=True) as connection:
             connection.execute(f"DROP SCHEMA {name} CASCADE")
+        dumps = Workspace(url).path  # (where a workspace opened from the URL alone dumps)
+        shutil.rmtree(dumps.with_name(f"{dumps.stem}.dumps"), ignore_errors=True)
+
+
+@pytest.fixture(params=["geopackage", "postgis"])
+def shipped_workspace(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path | str]:
+    """The shipped scenario in a workspace of each store, as `CORRIDOR_WORKSPACE` names it: a
+    GeoPackage's path, or a PostGIS URL (a schema of its own). A test marked `geopackage_only`
+    runs on the first alone."""
+    scenario = read_scenario(SHIPPED_DIR)
+    if request.param == "geopackage":
+        path = tmp_path / "workspace.gpkg"
+        Workspace(path).save(scenario)
+        yield path
+        return
+    if request.node.get_closest_marker("geopackage_only"):
+        pytest.skip("opens the GeoPackage file itself")
+    with postgis_schema() as url:
+        Workspace(url).save(scenario)
+        yield url
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from shapely.geometry import LineString, MultiPolygon, Polygon, box
 from geo import analysis, cli
 from geo.records import Control, ControlZone, Event, Route, Scenario, ZonePrecision
 from geo.scenario import read_scenario
+from geo.workspace import Workspace
 
 AT = datetime(2016, 12, 15, 13, 0, tzinfo=UTC)
 GEOD = Geod(ellps="WGS84")
@@ -201,6 +202,19 @@ def test_cli_analyse_prints_each_route(
     text = capsys.readouterr().out
     assert "convoy-1 (under way): HIGH ALERT" in text
     assert "front line at 2.05 km" in text
+
+
+def test_cli_analyse_reads_a_workspace_in_either_store(
+    shipped_dir: Path, new_workspace: Workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from geo.scenario import read_scenario
+
+    argv = ["--at", "2016-12-15T13:00Z", "--json"]
+    assert cli.main(["analyse", str(shipped_dir), *argv]) == 0
+    from_folder = json.loads(capsys.readouterr().out)
+    new_workspace.save(read_scenario(shipped_dir))
+    assert cli.main(["analyse", str(new_workspace.location), *argv]) == 0
+    assert json.loads(capsys.readouterr().out) == from_folder
 
 
 def test_the_risk_table_rounds_kilometres_and_names_its_reasons(scenario: Scenario) -> None:

@@ -20,7 +20,7 @@ from geo.workspace import Workspace
 APP = str(Path(__file__).resolve().parent.parent / "dashboard.py")
 
 
-def run_app(workspace: Path, monkeypatch: pytest.MonkeyPatch, *, runs: int = 2) -> AppTest:
+def run_app(workspace: Path | str, monkeypatch: pytest.MonkeyPatch, *, runs: int = 2) -> AppTest:
     """The app after its first two runs, as a browser sees it once the map has drawn."""
     monkeypatch.setenv("CORRIDOR_WORKSPACE", str(workspace))
     app = AppTest.from_file(APP, default_timeout=60)
@@ -29,18 +29,13 @@ def run_app(workspace: Path, monkeypatch: pytest.MonkeyPatch, *, runs: int = 2) 
     return app
 
 
-@pytest.fixture
-def shipped_workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "workspace.gpkg"
-    Workspace(path).save(read_scenario(Settings.from_environment().default_scenario_dir))
-    return path
-
-
 def test_app_shows_the_shipped_scenario_from_the_workspace(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = run_app(shipped_workspace, monkeypatch)
     assert not app.exception
+    captions = [caption.value for caption in app.sidebar.caption]
+    assert f"Workspace: `{Workspace(shipped_workspace).label}`" in captions
     assert app.title[0].value == "East Aleppo evacuation, 15 December 2016"
     assert app.selectbox(key="scenario").value == "aleppo-2016-12"
     convoys = app.dataframe[0].value
@@ -51,7 +46,7 @@ def test_app_shows_the_shipped_scenario_from_the_workspace(
 
 
 def test_the_first_run_shows_the_map_and_leaves_the_rest_for_the_next(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = run_app(shipped_workspace, monkeypatch, runs=1)
     assert not app.exception
@@ -66,7 +61,7 @@ def test_the_first_run_shows_the_map_and_leaves_the_rest_for_the_next(
 
 
 def test_without_a_map_the_rest_of_the_page_comes_at_once(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def missing(*args: object, **kwargs: object) -> None:
         raise AssetsMissingError("assets/node_modules: Leaflet is not installed (run make)")
@@ -149,7 +144,7 @@ def metrics(app: AppTest) -> dict[str, str]:
 
 
 def test_unticking_a_layer_hides_it_in_the_map_and_the_url(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = run_app(shipped_workspace, monkeypatch)
     assert shown_layers(map_script(app)) == set(DEFAULT_LAYERS)
@@ -164,7 +159,7 @@ def test_unticking_a_layer_hides_it_in_the_map_and_the_url(
 
 
 def test_as_of_moves_the_headline_and_the_table(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = run_app(shipped_workspace, monkeypatch)
     scenario = read_scenario(Settings.from_environment().default_scenario_dir)
@@ -190,7 +185,7 @@ def test_as_of_moves_the_headline_and_the_table(
 
 
 def test_filters_change_the_routes_on_the_map(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = run_app(shipped_workspace, monkeypatch)
     assert route_labels(map_script(app)) == set(SHIPPED_LABELS.values())
@@ -203,7 +198,7 @@ def test_filters_change_the_routes_on_the_map(
 
 
 def test_filters_change_the_convoy_table(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = run_app(shipped_workspace, monkeypatch)
     assert len(app.dataframe(key="convoy_table").value) == 6
@@ -213,7 +208,7 @@ def test_filters_change_the_convoy_table(
 
 
 def test_query_params_restore_a_view(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CORRIDOR_WORKSPACE", str(shipped_workspace))
     app = AppTest.from_file(APP, default_timeout=60)
@@ -245,7 +240,7 @@ def test_query_params_restore_a_view(
 
 
 def test_unknown_query_params_fall_back_to_the_defaults(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CORRIDOR_WORKSPACE", str(shipped_workspace))
     app = AppTest.from_file(APP, default_timeout=60)
@@ -260,7 +255,7 @@ def test_unknown_query_params_fall_back_to_the_defaults(
 
 
 def test_no_stray_text_on_the_page(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = run_app(shipped_workspace, monkeypatch)
     assert [m.value for m in app.main.markdown if "Leaflet" in m.value] == []
@@ -282,9 +277,11 @@ def test_a_broken_workspace_can_be_opened_read_only(
     assert broken.read_bytes() == b"this is not a GeoPackage"
 
 
+@pytest.mark.geopackage_only
 def test_a_broken_workspace_is_rebuilt_from_its_last_dump(
     shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    assert isinstance(shipped_workspace, Path)
     workspace = Workspace(shipped_workspace)
     edit = changes.Edit("update", "convoys", "convoy-2", {"vehicles": "about 20"})
     changes.commit(workspace, "aleppo-2016-12", [edit], who="test")
@@ -300,7 +297,7 @@ def test_a_broken_workspace_is_rebuilt_from_its_last_dump(
 
 
 def test_imported_events_are_drawn_and_filtered_by_type_and_date(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     workspace = Workspace(shipped_workspace)
     acled = Path(__file__).parent / "data" / "import" / "acled.csv"
@@ -332,7 +329,7 @@ def test_imported_events_are_drawn_and_filtered_by_type_and_date(
 
 
 def test_route_risk_is_in_the_table_and_its_panel(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = run_app(shipped_workspace, monkeypatch)
     table = app.dataframe[0].value.set_index("id")
@@ -346,7 +343,7 @@ def test_route_risk_is_in_the_table_and_its_panel(
 
 
 def test_live_tracking_reads_a_watched_file_into_the_workspace(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     track = (Path(__file__).parent / "data" / "tracking" / "convoy-1.csv").read_text()
     header, *lines = track.splitlines()
@@ -366,7 +363,7 @@ def test_live_tracking_reads_a_watched_file_into_the_workspace(
     assert live.loc["convoy-1", "state"] == "stopped"
 
 
-def workspace_positions(path: Path) -> list[object]:
+def workspace_positions(path: Path | str) -> list[object]:
     from geo.workspace import positions
 
     return positions(Workspace(path), "aleppo-2016-12")
@@ -391,7 +388,7 @@ def component_args(app: AppTest) -> dict[str, object]:
 
 
 def test_the_map_is_never_handed_a_view_back(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = run_app(shipped_workspace, monkeypatch)
     first = map_script(app)
@@ -406,7 +403,7 @@ def test_the_map_is_never_handed_a_view_back(
 
 
 def test_a_permalink_asks_for_its_view(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CORRIDOR_WORKSPACE", str(shipped_workspace))
     app = AppTest.from_file(APP, default_timeout=60)
@@ -423,7 +420,7 @@ def test_a_permalink_asks_for_its_view(
 
 
 def test_a_link_to_a_convoy_opens_on_it_and_reset_frames_the_story(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CORRIDOR_WORKSPACE", str(shipped_workspace))
     app = AppTest.from_file(APP, default_timeout=60)
@@ -443,7 +440,7 @@ def test_a_link_to_a_convoy_opens_on_it_and_reset_frames_the_story(
 
 
 def test_a_picture_that_cannot_be_made_says_why_and_the_page_stays(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from geo import export
     from geo.errors import ExportError
@@ -468,7 +465,7 @@ def place_symbol(script: str, tip: str) -> str:
     return next(str(item["i"]["html"]) for item in items if item.get("tip") == tip)
 
 
-def opened_with(workspace: Path, monkeypatch: pytest.MonkeyPatch, **params: str) -> AppTest:
+def opened_with(workspace: Path | str, monkeypatch: pytest.MonkeyPatch, **params: str) -> AppTest:
     """The app opened from a link with these query parameters, after its first two runs."""
     monkeypatch.setenv("CORRIDOR_WORKSPACE", str(workspace))
     app = AppTest.from_file(APP, default_timeout=60)
@@ -477,7 +474,7 @@ def opened_with(workspace: Path, monkeypatch: pytest.MonkeyPatch, **params: str)
 
 
 def test_an_arabic_link_opens_the_arabic_interface_with_both_names_on_the_map(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = opened_with(shipped_workspace, monkeypatch, lang="ar", labels="both")
     assert not app.exception
@@ -493,7 +490,7 @@ def test_an_arabic_link_opens_the_arabic_interface_with_both_names_on_the_map(
 
 
 def test_switching_back_to_english_keeps_the_arabic_names_on_the_map(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = opened_with(shipped_workspace, monkeypatch, lang="ar", labels="ar")
     app.radio(key="language").set_value("en").run()
@@ -507,7 +504,7 @@ def test_switching_back_to_english_keeps_the_arabic_names_on_the_map(
 
 
 def test_an_unknown_language_in_a_link_falls_back_to_english(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = opened_with(shipped_workspace, monkeypatch, lang="klingon", labels="runes")
     assert not app.exception
@@ -517,7 +514,7 @@ def test_an_unknown_language_in_a_link_falls_back_to_english(
 
 
 def test_switching_language_keeps_the_filters_the_layers_and_the_moment(
-    shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = opened_with(shipped_workspace, monkeypatch)
     app.multiselect(key="statuses").set_value(["arrived"]).run()

@@ -500,16 +500,23 @@ def test_cli_rejects_a_moment_without_offset(
     assert "--at: expected an ISO 8601 time with an offset" in capsys.readouterr().err
 
 
-def test_cli_exports_from_a_workspace(scenario: Scenario, tmp_path: Path) -> None:
-    workspace = tmp_path / "workspace.gpkg"
-    Workspace(workspace).save(scenario)
+def test_cli_exports_from_a_workspace(
+    scenario: Scenario, new_workspace: Workspace, tmp_path: Path
+) -> None:
+    new_workspace.save(scenario)
     out = tmp_path / "out"
     out.mkdir()
-    argv = ["export", str(workspace), "--format", "geojson", "--at", "2016-12-15T13:00Z"]
+    source = str(new_workspace.location)
+    argv = ["export", source, "--format", "geojson", "--at", "2016-12-15T13:00Z"]
     assert main([*argv, "--out", str(out)]) == 0
     (path,) = out.iterdir()
     features = json.loads(path.read_text(encoding="utf-8"))["features"]
     assert Counter(f["properties"]["layer"] for f in features) == layer_counts(snap(scenario))
+    page = tmp_path / "snapshot.html"
+    assert main(["export", source, "--format", "html", "--out", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert "<title>East Aleppo evacuation, 15 December 2016" in html
+    assert '<script src="http' not in html
 
 
 # --- imported events ----------------------------------------------------------------------
