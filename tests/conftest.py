@@ -259,7 +259,7 @@ def wait_for_health(url: str, process: subprocess.Popen[bytes], seconds: float =
 
 
 @contextlib.contextmanager
-def streamlit_app(workspace: Path) -> Iterator[str]:
+def streamlit_app(workspace: Path | str) -> Iterator[str]:
     """`streamlit run dashboard.py` on a free local port with this workspace; yields its URL."""
     port = free_port()
     command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "dashboard.py"),

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, dashboard_page, streamlit_app
+from conftest import ROOT, dashboard_page, postgis_schema, streamlit_app
 from playwright.sync_api import Browser, Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_browser import MAP_FRAME
@@ -22,16 +22,26 @@ FILES = ["places.csv", "places_by_name.csv", "convoys.csv", "mixed.csv", "acled.
          "zones.geojson", "zones.kml", "track.gpx", "zones.gpkg", "zones_shp.zip"]  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
-    found = Workspace(tmp_path_factory.mktemp("edit") / "workspace.gpkg")
-    found.save(read_scenario(Settings.from_environment().default_scenario_dir))
-    return found
+@pytest.fixture(scope="module", params=["geopackage", "postgis"])
+def workspace(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Workspace]:
+    """The shipped scenario in each store: a GeoPackage, and a PostGIS schema of its own."""
+    scenario = read_scenario(Settings.from_environment().default_scenario_dir)
+    if request.param == "geopackage":
+        found = Workspace(tmp_path_factory.mktemp("edit") / "workspace.gpkg")
+        found.save(scenario)
+        yield found
+        return
+    with postgis_schema() as url:
+        found = Workspace(url)
+        found.save(scenario)
+        yield found
 
 
 @pytest.fixture(scope="module")
 def server(workspace: Workspace) -> Iterator[str]:
-    with streamlit_app(workspace.path) as url:
+    with streamlit_app(workspace.location) as url:
         yield url
 
 

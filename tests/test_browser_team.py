@@ -42,7 +42,7 @@ def test_another_analyst_s_change_is_drawn_without_reloading_the_page(
     scenario = team_workspace.load()
     convoy = scenario.convoys[0]
     renamed = f"{convoy.label} (renamed by the desk)"
-    with streamlit_app(team_workspace.location) as server, dashboard_page(  # type: ignore[arg-type]
+    with streamlit_app(team_workspace.location) as server, dashboard_page(
         browser, request
     ) as page:  # fmt: skip
         page.goto(server, wait_until="domcontentloaded")
