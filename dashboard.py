@@ -34,7 +34,7 @@ from geo.scenario import read_scenario
 from geo.settings import Settings
 from geo.viewport import ViewRequest
 from geo.workspace import Workspace, add_positions, positions
-from pages.shared.session import SERVED_EVENTS, published_assets
+from pages.shared.session import SERVED_EVENTS, published_assets, sign_in_form, workspace_location
 
 SETTINGS = Settings.from_environment()
 MAP_HEIGHT = 620
@@ -89,7 +89,7 @@ def watch_workspace() -> None:
     """With a PostGIS workspace, another analyst's committed change redraws the page within
     WATCH_SECONDS: the listener counts the database's notifications, and a fragment that
     looks at it every WATCH_SECONDS reruns the app when it moved."""
-    location = SETTINGS.workspace
+    location = workspace_location()
     if isinstance(location, Path) or ss.get("read_only"):
         return
     listener = workspace_listener(location)
@@ -149,7 +149,7 @@ def choose_scenario() -> Scenario:
     if ss.get("read_only"):
         st.sidebar.warning(t("Read-only: the shipped scenario, not the workspace."))
         return load_from_folder(str(SETTINGS.default_scenario_dir))
-    workspace = SETTINGS.workspace
+    workspace = workspace_location()
     modified = _modified(workspace)
     ids = workspace_ids(str(workspace), modified) if modified else []
     if not ids:
@@ -162,6 +162,7 @@ def choose_scenario() -> Scenario:
     if not isinstance(workspace, Path):
         role, team_role = signed_in(workspace)
         st.sidebar.caption(t("Signed in as {role} ({team})", role=role, team=team_role or "-"))
+        sign_in_form()
     return load_from_workspace(str(workspace), chosen, modified)
 
 
@@ -417,7 +418,7 @@ def follow(scenario: Scenario, path: str) -> tuple[dict[str, Any], Sequence[Any]
     kept only in local variables.
     """
     log = ProblemLog()
-    workspace = Workspace(SETTINGS.workspace)
+    workspace = Workspace(workspace_location())
     try:
         feed = live_feed(scenario, path, workspace)
         feed.poll(log)
@@ -643,7 +644,7 @@ def sources(scenario: Scenario) -> None:
 
 def ways_out() -> None:
     """A broken or locked workspace: read the shipped scenario, or rebuild from the last dump."""
-    workspace = Workspace(SETTINGS.workspace)
+    workspace = Workspace(workspace_location())
     saved = changes.dumps(workspace)
     columns = st.columns(2)
     if columns[0].button(t("Open the shipped scenario read-only"), key="open_read_only"):
@@ -677,6 +678,7 @@ def main() -> None:
         scenario = choose_scenario()
     except CorridorError as error:
         st.error(f"{t('Corridor could not load the scenario:')}\n\n{error}")
+        sign_in_form()  # (a team workspace the server's own URL may not open)
         ways_out()
         return
     if "flash" in ss:

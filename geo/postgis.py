@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import psycopg
 import pyarrow as pa
@@ -101,6 +101,14 @@ def shown(url: str) -> str:
         return url
     netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
     return parts._replace(netloc=netloc).geturl()
+
+
+def with_login(url: str, role: str, password: str = "") -> str:
+    """The URL with another role and password in it (host, database and options kept)."""
+    parts = urlsplit(url)
+    login = quote(role, safe="") + (f":{quote(password, safe='')}" if password else "")
+    host = parts.netloc.rpartition("@")[2]
+    return parts._replace(netloc=f"{login}@{host}").geturl()
 
 
 @contextlib.contextmanager

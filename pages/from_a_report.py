@@ -15,7 +15,7 @@ from geo.records import Confidence, ConvoyStatus, Scenario
 from geo.safe_html import markdown_literal
 from geo.settings import Settings
 from geo.workspace import Workspace
-from pages.shared.session import save, viewer_only, who
+from pages.shared.session import save, sign_in_form, viewer_only, who, workspace_location
 
 SETTINGS = Settings.from_environment()
 MAX_BYTES = 2_000_000
@@ -47,6 +47,7 @@ def main() -> None:
     st.caption("Corridor finds places, figures, times and convoys offline; nothing is added "
                "to the workspace until you tick rows and press “Add to workspace”.")  # fmt: skip
     user = who("report")
+    sign_in_form()
     text, file_name = report_text()
     published = st.date_input(
         "Published", value=None, key="report_published",
@@ -89,7 +90,7 @@ def main() -> None:
         },
     )
     chosen = edited[edited["add"]].to_dict("records")
-    if viewer_only(Workspace(SETTINGS.workspace)):
+    if viewer_only(Workspace(workspace_location())):
         return
     pressed = st.button("Add to workspace", disabled=not chosen or published is None,
                         key="add_drafts")  # fmt: skip
@@ -99,7 +100,7 @@ def main() -> None:
 
 def current_scenario() -> Scenario | None:
     """The workspace's scenario the drafts would join, None when there is none to read."""
-    workspace = Workspace(SETTINGS.workspace)
+    workspace = Workspace(workspace_location())
     if not workspace.exists():
         return None
     try:
@@ -112,7 +113,7 @@ def add(
     found: Extraction, rows: list[dict[str, object]], title: str, published: date, user: str
 ) -> None:
     """The ticked drafts into the workspace, as `user`; repeats of its convoys are left out."""
-    workspace = Workspace(SETTINGS.workspace)
+    workspace = Workspace(workspace_location())
     try:
         scenario = workspace.load(SETTINGS.default_scenario)
         fresh, notes = drafts.left_out(scenario, rows)

@@ -18,7 +18,15 @@ from geo.safe_html import markdown_literal
 from geo.scenario import iso_local
 from geo.settings import Settings
 from geo.workspace import Workspace
-from pages.shared.session import SERVED_EVENTS, published_assets, save, viewer_only, who
+from pages.shared.session import (
+    SERVED_EVENTS,
+    published_assets,
+    save,
+    sign_in_form,
+    viewer_only,
+    who,
+    workspace_location,
+)
 
 SETTINGS = Settings.from_environment()
 GUESS = "(guess from the file)"
@@ -33,7 +41,7 @@ def geocoder() -> Any:
 
 
 def open_workspace() -> tuple[Workspace, Scenario] | None:
-    workspace = Workspace(SETTINGS.workspace)
+    workspace = Workspace(workspace_location())
     if not workspace.exists():
         st.info(f"No workspace at {workspace.label}. `make run` creates it from the shipped "
                 "scenario; or create it now.")  # fmt: skip
@@ -298,6 +306,7 @@ def main() -> None:
     st.set_page_config(page_title="Corridor · import and edit", layout="wide")
     st.title("Import and edit")
     user = who("import")
+    sign_in_form()
     opened = open_workspace()
     if opened is None:
         return

@@ -76,6 +76,35 @@ def viewer_url(team_workspace: Workspace) -> Iterator[str]:
         connection.execute(f"DROP ROLE {name}")
 
 
+@pytest.mark.browser
+def test_a_viewer_signed_in_in_the_browser_gets_no_edit_controls(
+    browser: Browser, request: pytest.FixtureRequest, viewer_url: str, team_workspace: Workspace
+) -> None:
+    viewer = viewer_url.split("://", 1)[1].split("@", 1)[0]
+    secret = "pass-typed-in-the-browser"
+    with streamlit_app(team_workspace.location) as server, dashboard_page(
+        browser, request
+    ) as page:  # fmt: skip
+        page.goto(server, wait_until="domcontentloaded")
+        page.get_by_text("Signed in as postgres (owner)").wait_for(timeout=60_000)
+        page.get_by_text("Sign in with your database role").click()
+        page.get_by_label("Database role", exact=True).fill(viewer)
+        page.get_by_label("Password", exact=True).fill(secret)
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_text(f"Signed in as {viewer} (viewer)").wait_for(timeout=30_000)
+        page.get_by_role("link", name="import and edit").click()
+        page.get_by_text("a viewer: editing is for editors").wait_for(timeout=30_000)
+        page.wait_for_timeout(3_000)  # and nothing to edit comes after
+        assert page.get_by_role("tab").count() == 0
+        assert page.get_by_role("button", name="Undo").count() == 0
+        assert page.locator("input[type='file']").count() == 0
+        assert secret not in page.content()
+        page.get_by_role("link", name="from a report").click()
+        page.get_by_role("heading", name="From a report").wait_for(timeout=30_000)
+        page.wait_for_timeout(2_000)
+        assert page.get_by_role("button", name="Add to workspace").count() == 0
+
+
 def test_a_viewer_sees_no_edit_controls(viewer_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CORRIDOR_WORKSPACE", viewer_url)
     page = AppTest.from_file(str(ROOT / "pages" / "import_and_edit.py"), default_timeout=60)
@@ -119,3 +148,43 @@ def test_an_editor_s_changes_are_logged_under_its_database_role(
         with psycopg.connect(POSTGIS, autocommit=True) as connection:
             connection.execute(f"DROP OWNED BY {name}")
             connection.execute(f"DROP ROLE {name}")
+
+
+def shown_text(app: AppTest) -> str:
+    """Every message, caption and text the page shows, main area and sidebar."""
+    kinds = ("caption", "error", "info", "warning", "success", "markdown", "title", "text")
+    return "\n".join(str(element.value) for kind in kinds for element in getattr(app, kind))
+
+
+def test_a_session_signs_in_with_its_own_database_role_and_out_again(
+    viewer_url: str, team_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "s3cret:/@pass"
+    viewer = viewer_url.split("://", 1)[1].split("@", 1)[0]
+    monkeypatch.setenv("CORRIDOR_WORKSPACE", str(team_workspace.location))  # the server's own
+    app = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=60).run()
+    assert "Signed in as postgres (owner)" in shown_text(app)
+
+    app.sidebar.text_input(key="sign_in_role").input("nobody_here")
+    app.sidebar.text_input(key="sign_in_password").input(secret)
+    next(b for b in app.sidebar.button if b.label == "Sign in").click().run()
+    assert "Not signed in as nobody_here:" in shown_text(app)
+    assert 'role "nobody_here" does not exist' in shown_text(app)
+    assert "Signed in as postgres (owner)" in shown_text(app)
+
+    app.sidebar.text_input(key="sign_in_role").input(viewer)
+    app.sidebar.text_input(key="sign_in_password").input(secret)
+    next(b for b in app.sidebar.button if b.label == "Sign in").click().run()
+    assert not app.exception
+    assert f"Signed in as {viewer} (viewer)" in shown_text(app)
+    assert app.sidebar.text_input(key="sign_in_password").value == ""  # not kept in the form
+    assert secret not in shown_text(app)
+    assert "s3cret" not in shown_text(app)
+
+    app.switch_page("pages/import_and_edit.py").run()
+    assert not app.exception
+    assert "a viewer: editing is for editors" in shown_text(app)
+    assert not app.tabs
+    app.switch_page("dashboard.py").run()
+    app.button(key="sign_out").click().run()
+    assert "Signed in as postgres (owner)" in shown_text(app)

@@ -53,7 +53,7 @@ def test_the_first_run_shows_the_map_and_leaves_the_rest_for_the_next(
     assert map_script(app)
     assert len(app.metric) == 5
     assert len(app.dataframe) == 0
-    assert not app.expander
+    assert not app.main.expander  # (the sidebar may hold the sign-in form)
     app.run()  # what the map's first report of its centre and zoom does in a browser
     assert len(app.dataframe) == 6
     assert app.dataframe(key="convoy_table")

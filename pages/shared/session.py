@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from pathlib import Path
 
 import streamlit as st
 
 from geo import assets, bulk, changes
 from geo.errors import ConflictError, CorridorError, ValidationError
+from geo.settings import Settings
 from geo.workspace import Workspace
 
 
@@ -43,6 +45,42 @@ def who(page: str) -> str:
     ).strip()
     ss.user_name = typed
     return typed or str(ss.session_label)
+
+
+def workspace_location() -> Path | str:
+    """The workspace this session works in: the one the server was started on, or, for a team
+    workspace in PostGIS, the same database as the role this session signed in with."""
+    signed: str | None = st.session_state.get("signed_in_url")
+    return signed or Settings.from_environment().workspace
+
+
+def sign_in_form() -> None:
+    """For a team workspace: sign this session in with one's own database role and password
+    (the password goes to PostgreSQL, is kept in this session only and never shown)."""
+    configured = Settings.from_environment().workspace
+    if isinstance(configured, Path):
+        return
+    ss = st.session_state
+    with st.sidebar.expander("Sign in with your database role", expanded=False):
+        with st.form("sign_in", clear_on_submit=True, border=False):
+            role = st.text_input("Database role", key="sign_in_role")
+            password = st.text_input("Password", type="password", key="sign_in_password")
+            submitted = st.form_submit_button("Sign in")
+        if submitted and role.strip():
+            from geo.postgis import with_login
+
+            del ss["sign_in_password"]  # (kept in the URL of this session alone)
+            url = with_login(configured, role.strip(), password)
+            try:
+                Workspace(url).signed_in()  # type: ignore[attr-defined]
+            except CorridorError as error:
+                st.error(f"Not signed in as {role.strip()}: {error}")
+            else:
+                ss.signed_in_url = url
+                st.rerun(scope="app")
+        if ss.get("signed_in_url") and st.button("Sign out", key="sign_out"):
+            del ss["signed_in_url"]
+            st.rerun(scope="app")
 
 
 def viewer_only(workspace: Workspace) -> bool:
