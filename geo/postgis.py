@@ -71,6 +71,14 @@ FROM_SQL: dict[str, pa.DataType] = {
     "timestamp without time zone": pa.timestamp("ms"),
     "bytea": pa.binary(),
 }
+
+
+def read_as(kind: str) -> pa.DataType:
+    """The Arrow type a column of this PostgreSQL type is read as (text when Corridor does not
+    write such columns itself)."""
+    return FROM_SQL.get(kind, pa.string())
+
+
 _COPY_TYPES = {
     "boolean": "bool",
     "smallint": "int2",
@@ -323,10 +331,14 @@ def _index(connection: psycopg.Connection[Any], info: LayerInfo, fields: set[str
         )
 
 
-def column_types(connection: psycopg.Connection[Any], layer: str) -> list[tuple[str, str]]:
-    """A table's columns and their PostgreSQL types, in order."""
+def column_types(
+    connection: psycopg.Connection[Any], layer: str, *, full: bool = False
+) -> list[tuple[str, str]]:
+    """A table's columns and their PostgreSQL types, in order (`full`: with their modifiers,
+    numeric(6,1) rather than numeric)."""
+    modifier = "atttypmod" if full else "NULL"
     rows = connection.execute(
-        "SELECT attname, format_type(atttypid, NULL) FROM pg_attribute "
+        f"SELECT attname, format_type(atttypid, {modifier}) FROM pg_attribute "
         "WHERE attrelid = (quote_ident(current_schema()) || '.' || quote_ident(%s))::regclass "
         "AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
         [layer],
@@ -345,7 +357,12 @@ def read_layer(
     `columns` (all but the geometry when None) and the geometry as WKB in `geom`."""
     kinds = dict(column_types(connection, info.name))
     names = columns if columns is not None else [n for n in kinds if n != GEOMETRY]
-    selected: list[sql.Composable] = [sql.Identifier(name) for name in names]
+    selected: list[sql.Composable] = [
+        sql.Identifier(name)
+        if kinds[name] in FROM_SQL
+        else sql.SQL("{}::text").format(sql.Identifier(name))
+        for name in names
+    ]  # (a type added by another program, numeric or jsonb say, is read as its text)
     if info.geometry_type is not None:
         selected.append(sql.SQL("ST_AsBinary({})").format(sql.Identifier(GEOMETRY)))
     query = sql.SQL("SELECT {} FROM {} {} ORDER BY {}").format(
@@ -357,7 +374,7 @@ def read_layer(
     rows = connection.execute(query, list(values)).fetchall()
     found = list(zip(*rows, strict=True)) if rows else [() for _ in selected]
     arrays = {
-        name: pa.array(list(cells), type=FROM_SQL[kinds[name]])
+        name: pa.array(list(cells), type=read_as(kinds[name]))
         for name, cells in zip(names, found, strict=False)
     }
     if info.geometry_type is not None:

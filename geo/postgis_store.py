@@ -14,6 +14,7 @@ import contextlib
 import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import geopandas as gpd
@@ -253,9 +254,11 @@ class PostgisWorkspace(Workspace):
             postgis.ensure_workspace(connection)
             held = {info.name for info in postgis.layers(connection)}
             for name in TABLES:
+                kept = _Extras.of(connection, name, scenario.id, fresh[name], held)
                 if name in held:
                     _delete_scenario(connection, name, scenario.id)
                 _insert(connection, name, fresh[name], _GEOMETRY_OF.get(name))
+                kept.restore(connection)
             for name, rows in append.items():
                 _insert(connection, name, rows, None)
             postgis.bump(connection)
@@ -274,6 +277,21 @@ class PostgisWorkspace(Workspace):
             if SCENARIOS_LAYER not in {i.name for i in postgis.layers(connection)}:
                 self._save(scenario, append or {})
                 return
+            frames = {}
+            for layer in LAYERS:
+                name = layer.kind.name
+                if put.get(name):
+                    records = put[name]
+                    if isinstance(records, EventTable):
+                        frames[name] = _event_frame(records, scenario.id, for_arrow=True)
+                    else:
+                        frames[name] = _frame(tuple(records), layer, scenario.id)
+            held = {info.name for info in postgis.layers(connection)}
+            kept = [
+                _Extras.of(connection, name, scenario.id, frames[name], held, ids=drop[name])
+                for name in frames
+                if drop.get(name)
+            ]
             places = {
                 name: _delete_ids(connection, name, scenario.id, ids)
                 for name, ids in drop.items()
@@ -281,20 +299,75 @@ class PostgisWorkspace(Workspace):
             }
             for layer in LAYERS:
                 name = layer.kind.name
-                if put.get(name):
-                    records = put[name]
-                    if isinstance(records, EventTable):
-                        frame = _event_frame(records, scenario.id, for_arrow=True)
-                    else:
-                        frame = _frame(tuple(records), layer, scenario.id)
-                    _insert(connection, name, frame, layer.geometry_type)
+                if name in frames:
+                    _insert(connection, name, frames[name], layer.geometry_type)
             for name, fids in places.items():
                 _put_back(connection, name, scenario.id, fids)
+            for extras in kept:
+                extras.restore(connection)
             for name, rows in (append or {}).items():
                 _insert(connection, name, rows, None)
             written = postgis.bump(connection)
         if _as_stored(put):
             self._remember(scenario, (0, written, 0), scenario.id)
+
+
+@dataclass(frozen=True)
+class _Extras:
+    """The values of columns another program added to a layer (QGIS, say), read as text from
+    the rows a write replaces, to be put back on the rows written in their place."""
+
+    layer: str
+    scenario_id: str
+    columns: list[tuple[str, str]]  # (name, full type)
+    rows: list[tuple[Any, ...]]  # (id, value as text, ...)
+
+    @classmethod
+    def of(
+        cls,
+        connection: psycopg.Connection[Any],
+        layer: str,
+        scenario_id: str,
+        written: pd.DataFrame,
+        held: set[str],
+        ids: set[str] | None = None,
+    ) -> _Extras:
+        if layer not in held or "id" not in written.columns:
+            return cls(layer, scenario_id, [], [])
+        columns = [
+            (name, kind)
+            for name, kind in postgis.column_types(connection, layer, full=True)
+            if name not in written.columns and name not in (FID, GEOMETRY)
+        ]
+        if not columns:
+            return cls(layer, scenario_id, [], [])
+        query = sql.SQL(
+            "SELECT id, {} FROM {} WHERE {} = %s AND (%s::text[] IS NULL OR id = ANY(%s))"
+        )
+        values = sql.SQL(", ").join(
+            sql.SQL("{}::text").format(sql.Identifier(n)) for n, _ in columns
+        )
+        chosen = None if ids is None else list(ids)
+        found = connection.execute(
+            query.format(values, sql.Identifier(layer), sql.Identifier(SCENARIO_ID)),
+            [scenario_id, chosen, chosen],
+        ).fetchall()
+        kept = [tuple(row) for row in found if any(value is not None for value in row[1:])]
+        return cls(layer, scenario_id, columns, kept)
+
+    def restore(self, connection: psycopg.Connection[Any]) -> None:
+        if not self.rows:
+            return
+        update = sql.SQL("UPDATE {} SET {} WHERE {} = %s AND id = %s").format(
+            sql.Identifier(self.layer),
+            sql.SQL(", ").join(
+                sql.SQL("{} = %s::text::{}").format(sql.Identifier(name), sql.SQL(kind))
+                for name, kind in self.columns
+            ),
+            sql.Identifier(SCENARIO_ID),
+        )
+        with connection.cursor() as cursor:
+            cursor.executemany(update, [(*row[1:], self.scenario_id, row[0]) for row in self.rows])
 
 
 def _file_name(url: str) -> str:
@@ -388,7 +461,7 @@ def _insert(
                 )
             )
             kinds[field.name] = kind
-        target = postgis.FROM_SQL[kinds[field.name]]
+        target = postgis.read_as(kinds[field.name])
         try:
             array = table.column(field.name).cast(target)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):

@@ -350,7 +350,10 @@ class Workspace:
                 kept = _without(tables[name], scenario.id)
                 if kept is not None:  # (a time column without a value reads back without UTC)
                     kept = _typed(kept, _MOMENTS[name])
-                frame = _concat(kept, fresh[name])
+                mine = (
+                    _with_extras(fresh[name], tables[name], scenario.id) if layer else fresh[name]
+                )
+                frame = _concat(kept, mine)
                 _write(frame, temporary, name, layer.geometry_type if layer else None)
             for name, (frame, geometry_type) in others.items():
                 _write(frame, temporary, name, geometry_type)
@@ -677,6 +680,22 @@ def _without(frame: pd.DataFrame | None, scenario_id: str) -> pd.DataFrame | Non
     if frame is None:
         return None
     return frame[frame[SCENARIO_ID] != scenario_id]
+
+
+def _with_extras(fresh: pd.DataFrame, old: pd.DataFrame | None, scenario_id: str) -> pd.DataFrame:
+    """A scenario's `fresh` rows with the values of columns another program added to the layer
+    (QGIS, say), taken from its `old` rows of the same id: a save does not lose them."""
+    if old is None or "id" not in fresh.columns:
+        return fresh
+    extra = [name for name in old.columns if name not in fresh.columns and name != "geometry"]
+    if not extra:
+        return fresh
+    mine = old.loc[old[SCENARIO_ID] == scenario_id, ["id", *extra]].drop_duplicates("id")
+    merged = fresh.merge(pd.DataFrame(mine), on="id", how="left")
+    if isinstance(fresh, gpd.GeoDataFrame):
+        spatial: pd.DataFrame = gpd.GeoDataFrame(merged, geometry="geometry", crs=CRS)
+        return spatial
+    return merged
 
 
 def _concat(kept: pd.DataFrame | None, fresh: pd.DataFrame) -> pd.DataFrame:

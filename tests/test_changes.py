@@ -471,3 +471,45 @@ def test_a_change_since_is_found_whatever_the_writer_s_clock(
     with pytest.raises(ConflictError, match="convoys 'c1' was changed by desk"):
         changes.commit(workspace, "tiny", mine, who="ana", read=mark)
     assert convoy(workspace, "c1").status == ConvoyStatus.HALTED
+
+
+def test_columns_another_program_added_keep_their_values_through_edits_and_saves(
+    workspace: Workspace, tiny: Scenario
+) -> None:
+    """A team member adds columns in QGIS (a number, a short text, and in PostGIS JSON and a
+    uuid) and fills them in: Corridor does not read them, and no edit or save loses them."""
+    postgres = not isinstance(workspace.location, Path)
+    kinds = ["numeric(6,1)", "varchar(40)", "jsonb", "uuid"] if postgres else ["REAL", "TEXT"]
+    names = ["fuel", "checked_by", "extra", "ref"][: len(kinds)]
+    cells = ["12.5", "'Maya'", "'{\"a\": 1}'", "'5b1e4c1e-9a4b-4c1e-8a1e-1e4c1e9a4b4c'"]
+    statements = [
+        f"ALTER TABLE convoys ADD COLUMN {n} {k}" for n, k in zip(names, kinds, strict=True)
+    ]
+    filled = ", ".join(f"{n} = {c}" for n, c in zip(names, cells[: len(kinds)], strict=True))
+    statements.append(f"UPDATE convoys SET {filled} WHERE id = 'c1'")
+    if postgres:
+        import psycopg
+
+        with psycopg.connect(str(workspace.location)) as db:
+            for statement in statements:
+                db.execute(statement)
+    else:
+        import sqlite3
+
+        with sqlite3.connect(workspace.path) as db:
+            for statement in statements:
+                db.execute(statement)
+
+    def extras() -> dict[str, list[str]]:
+        table = Workspace(workspace.location).table("convoys").set_index("id")
+        return {name: [str(table.loc[i, name]) for i in ("c1", "c2")] for name in names}
+
+    expected = extras()
+    assert expected["fuel"][0] == "12.5"
+    assert expected["checked_by"][0] == "Maya"
+    changes.commit(workspace, "tiny", [Edit("update", "convoys", "c1", {"status": "halted"})],
+                   who="a")  # fmt: skip
+    assert convoy(workspace, "c1").status == ConvoyStatus.HALTED
+    assert extras() == expected
+    workspace.save(workspace.load("tiny"))  # a whole save
+    assert extras() == expected
