@@ -681,8 +681,9 @@ def main() -> None:
         sign_in_form()  # (a team workspace the server's own URL may not open)
         ways_out()
         return
+    notice = st.container()  # (always there: what follows keeps its place when it goes)
     if "flash" in ss:
-        st.success(ss.pop("flash"))
+        notice.success(ss.pop("flash"))
     watch_workspace()
     init_state(scenario)
     apply_pending()

@@ -313,8 +313,9 @@ def main() -> None:
     workspace, scenario = opened
     if viewer_only(workspace):
         return
+    notice = st.container()  # (always there: the tabs keep their place, and the tab chosen)
     if "flash" in ss:
-        st.success(ss.pop("flash"))
+        notice.success(ss.pop("flash"))
     tabs = st.tabs(["Import a file", "Edit convoys", "Draw", "Changes"])
     with tabs[0]:
         import_section(workspace, scenario, user)
