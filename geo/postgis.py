@@ -133,9 +133,19 @@ def connect(url: str, *, snapshot: bool = False) -> Iterator[psycopg.Connection[
             f"{shown(url)}: cannot connect to PostgreSQL ({reason(error)})"
         ) from None
     try:
-        with connection:
+        with told(url), connection:
             connection.execute("SET TIME ZONE 'UTC'")
             yield connection
+    finally:
+        connection.close()
+
+
+@contextlib.contextmanager
+def told(url: str) -> Iterator[None]:
+    """PostgreSQL's errors in the block as WorkspaceError naming the workspace (not its
+    password) and saying that nothing of the transaction was saved."""
+    try:
+        yield
     except psycopg.OperationalError as error:
         raise WorkspaceError(
             f"{shown(url)}: the connection failed; nothing of this transaction was saved "
@@ -146,8 +156,6 @@ def connect(url: str, *, snapshot: bool = False) -> Iterator[psycopg.Connection[
             f"{shown(url)}: PostgreSQL refused it; nothing of this transaction was saved "
             f"({reason(error)})"
         ) from None
-    finally:
-        connection.close()
 
 
 def reason(error: Exception) -> str:

@@ -76,10 +76,18 @@ class PostgisWorkspace(Workspace):
 
     @contextlib.contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[Any]]:
-        """The load's snapshot when one is open in this thread, else a transaction of its own."""
+        """The load's snapshot when one is open in this thread; else, while this thread holds
+        the workspace's lock, a transaction on the lock's own connection (so a write cannot
+        outlive the lock: a session ended by the server ends both); else a connection and
+        transaction of its own."""
         held = getattr(self._local, "snapshot", None)
         if held is not None:
             yield held
+            return
+        locked = getattr(self._local, "locked", None)
+        if locked is not None:
+            with postgis.told(self.url), locked.transaction():
+                yield locked
             return
         with postgis.connect(self.url) as connection:
             yield connection
@@ -109,11 +117,11 @@ class PostgisWorkspace(Workspace):
                     "read-only"
                 ) from None
             connection.commit()  # (the lock is the session's: it holds until it closes)
-            self._local.depth = 1
+            self._local.depth, self._local.locked = 1, connection
             try:
                 yield
             finally:
-                self._local.depth = 0
+                self._local.depth, self._local.locked = 0, None
 
     def author(self, who: str) -> str:
         role, team_role = self.signed_in()

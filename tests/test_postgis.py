@@ -342,3 +342,17 @@ def test_a_connection_dropped_mid_edit_is_told_and_nothing_is_half_written(
     assert changes.history(workspace) == []
     changes.commit(workspace, "tiny", edits[:1], who="ana")
     assert [c.new for c in changes.history(workspace)] == ["halted"]
+
+
+def test_what_is_written_under_the_lock_goes_through_the_lock_s_own_session(
+    tiny_in_postgis: Workspace,
+) -> None:
+    """A write cannot outlive the lock: were the lock's session ended (a restart, a dropped
+    link), the write in it would end too, not go on unguarded on a connection of its own."""
+    workspace = tiny_in_postgis
+    with workspace.transaction(), workspace._connection() as connection:  # type: ignore[attr-defined]
+        writer = connection.info.backend_pid
+        holders = connection.execute(
+            "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted"
+        ).fetchall()
+    assert (writer,) in holders
