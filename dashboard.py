@@ -162,7 +162,6 @@ def choose_scenario() -> Scenario:
     if not isinstance(workspace, Path):
         role, team_role = signed_in(workspace)
         st.sidebar.caption(t("Signed in as {role} ({team})", role=role, team=team_role or "-"))
-        sign_in_form()
     return load_from_workspace(str(workspace), chosen, modified)
 
 
@@ -681,6 +680,7 @@ def main() -> None:
         sign_in_form()  # (a team workspace the server's own URL may not open)
         ways_out()
         return
+    sign_in_form()
     notice = st.container()  # (always there: what follows keeps its place when it goes)
     if "flash" in ss:
         notice.success(ss.pop("flash"))

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import psycopg
 import pyarrow as pa
@@ -27,7 +27,7 @@ import shapely
 from psycopg import sql
 
 from geo._atomic import atomic_path
-from geo.errors import WorkspaceError
+from geo.errors import WorkspaceError, WorkspaceLockedError
 from geo.settings import POSTGIS_SCHEMES
 
 URL_SCHEMES = POSTGIS_SCHEMES
@@ -111,12 +111,19 @@ def shown(url: str) -> str:
     return parts._replace(netloc=netloc).geturl()
 
 
-def with_login(url: str, role: str, password: str = "") -> str:
-    """The URL with another role and password in it (host, database and options kept)."""
+LOGIN_PARAMETERS = ("user", "password", "passfile", "service")
+"""Query parameters of a URL that would choose the login in place of the one typed."""
+
+
+def with_login(url: str, role: str, password: str) -> str:
+    """The URL with another role and password in it (host, database and options kept; any
+    login the URL's query names, a password file or a service dropped, so that the role and
+    password typed are the ones PostgreSQL checks)."""
     parts = urlsplit(url)
-    login = quote(role, safe="") + (f":{quote(password, safe='')}" if password else "")
+    login = f"{quote(role, safe='')}:{quote(password, safe='')}"
     host = parts.netloc.rpartition("@")[2]
-    return parts._replace(netloc=f"{login}@{host}").geturl()
+    kept = [(k, v) for k, v in parse_qsl(parts.query) if k.lower() not in LOGIN_PARAMETERS]
+    return parts._replace(netloc=f"{login}@{host}", query=urlencode(kept, quote_via=quote)).geturl()
 
 
 @contextlib.contextmanager
@@ -146,6 +153,11 @@ def told(url: str) -> Iterator[None]:
     password) and saying that nothing of the transaction was saved."""
     try:
         yield
+    except psycopg.errors.LockNotAvailable as error:  # (lock_timeout: a row QGIS holds, say)
+        raise WorkspaceLockedError(
+            f"{shown(url)}: another session held what this change writes longer than it may "
+            f"wait; nothing of this transaction was saved; try again ({reason(error)})"
+        ) from None
     except psycopg.OperationalError as error:
         raise WorkspaceError(
             f"{shown(url)}: the connection failed; nothing of this transaction was saved "

@@ -55,12 +55,16 @@ class Settings:
         The folder of shipped scenarios, ``data/scenarios``.
     default_scenario
         The scenario `make run` prepares the workspace from.
+    sign_in_unchecked
+        ``CORRIDOR_SIGN_IN_UNCHECKED=1``: a team workspace's sign-in form accepts a database
+        that does not check passwords (trust authentication), for a test machine alone.
     """
 
     workspace: Path | str
     """A GeoPackage's path, or a PostGIS database's ``postgresql://`` URL (kept as text)."""
     scenarios_dir: Path
     default_scenario: str
+    sign_in_unchecked: bool = False
 
     @classmethod
     def from_environment(cls) -> Settings:
@@ -69,6 +73,7 @@ class Settings:
             workspace=workspace if str(workspace).startswith(POSTGIS_SCHEMES) else Path(workspace),
             scenarios_dir=DATA_DIR / "scenarios",
             default_scenario="aleppo-2016-12",
+            sign_in_unchecked=os.environ.get("CORRIDOR_SIGN_IN_UNCHECKED") == "1",
         )
 
     @property

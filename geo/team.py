@@ -16,6 +16,7 @@ the schema's tables get the same grants (default privileges).
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -204,6 +205,34 @@ def _add_members(
             sql.SQL("GRANT {} TO {}").format(sql.Identifier(group), sql.Identifier(name))
         )
         done.append(f"{name} is in {group}")
+
+
+def sign_in(url: str, role: str, password: str, *, unchecked: bool = False) -> str:
+    """The workspace's URL opened as `role`, once PostgreSQL has checked its `password`.
+
+    WorkspaceError when the role cannot connect with it, and when the database lets the role in
+    whatever password is given (`trust` in pg_hba.conf), where signing in would prove nothing:
+    anyone could claim any role, a superuser's included. `unchecked` allows that on a machine
+    where it is meant (a test database; `CORRIDOR_SIGN_IN_UNCHECKED=1`).
+    """
+    if not role or not password:
+        raise WorkspaceError("Signing in takes a database role and its password")
+    signed = postgis.with_login(url, role, password)
+    with postgis.connect(signed):
+        pass
+    if unchecked:
+        return signed
+    try:
+        wrong = postgis.with_login(url, role, f"not-{password}-{secrets.token_hex(8)}")
+        with postgis.connect(wrong):
+            pass
+    except WorkspaceError:
+        return signed  # (a wrong password is refused: the right one was checked)
+    raise WorkspaceError(
+        f"{postgis.shown(url)}: PostgreSQL lets {role} in without checking its password (trust "
+        "authentication in pg_hba.conf), so a sign-in here would prove nothing; ask the "
+        "database's administrator to require passwords (scram-sha-256)"
+    )
 
 
 def role_of(connection: psycopg.Connection[Any]) -> str:

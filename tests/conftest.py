@@ -97,6 +97,53 @@ def postgis_schema() -> Iterator[str]:
         shutil.rmtree(dumps.with_name(f"{dumps.stem}.dumps"), ignore_errors=True)
 
 
+@pytest.fixture(scope="module")
+def checked_postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A PostgreSQL server of its own that checks passwords (scram-sha-256), unlike the test
+    database (trust): its superuser's URL, password included, on a database with PostGIS.
+    Made with the machine's `initdb` (as the `postgres` user when the tests run as root)."""
+    import tempfile
+
+    import psycopg
+
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))
+    if not found:
+        pytest.fail("no initdb in /usr/lib/postgresql/*/bin: run `make postgis`")
+    bin_dir = found[-1].parent
+    as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    folder = Path(tempfile.mkdtemp(prefix="corridor-checked-"))
+    password = "owner-" + os.urandom(6).hex()
+    (folder / "password").write_text(password)
+    if as_postgres:
+        shutil.chown(folder, "postgres")
+        shutil.chown(folder / "password", "postgres")
+    data = folder / "data"
+    subprocess.run([*as_postgres, str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres",
+                    "-A", "scram-sha-256", f"--pwfile={folder / 'password'}", "-E", "UTF8",
+                    "--no-sync", "--no-instructions"], check=True, capture_output=True)  # fmt: skip
+    for _attempt in range(5):  # (another process may take the port first)
+        port = free_port()
+        options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off"
+        started = subprocess.run([*as_postgres, str(bin_dir / "pg_ctl"), "-D", str(data), "-o",
+                                  options, "-l", str(folder / "log"), "-w", "start"],
+                                 capture_output=True)  # fmt: skip
+        if started.returncode == 0:
+            break
+    else:
+        pytest.fail(f"the checked PostgreSQL did not start: {(folder / 'log').read_text()}")
+    owner = f"postgresql://postgres:{password}@127.0.0.1:{port}"
+    try:
+        with psycopg.connect(f"{owner}/postgres", autocommit=True) as connection:
+            connection.execute("CREATE DATABASE corridor")
+        with psycopg.connect(f"{owner}/corridor", autocommit=True) as connection:
+            connection.execute("CREATE EXTENSION postgis")
+        yield f"{owner}/corridor"
+    finally:
+        subprocess.run([*as_postgres, str(bin_dir / "pg_ctl"), "-D", str(data), "-m",
+                        "immediate", "stop"], capture_output=True)  # fmt: skip
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.fixture(params=["geopackage", "postgis"])
 def shipped_workspace(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path | str]:
     """The shipped scenario in a workspace of each store, as `CORRIDOR_WORKSPACE` names it: a
@@ -192,8 +239,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 def show_page_if_failed(request: pytest.FixtureRequest, page: Page) -> None:
     """After a failed browser test: its screenshot into tests/artifacts/, its text printed."""
     report = getattr(request.node, "report_call", None)
-    if report is None or not report.failed:
-        return
+    if report is not None and report.failed:
+        show_page(request, page)
+
+
+def show_page(request: pytest.FixtureRequest, page: Page) -> None:
+    """The page's screenshot into tests/artifacts/failed/, its text printed."""
     name = request.node.name.replace("/", "_")
     shot = ARTIFACTS / "failed" / f"{name}.png"
     shot.parent.mkdir(parents=True, exist_ok=True)
@@ -307,6 +358,9 @@ def dashboard_page(
     opened = context.new_page()
     try:
         yield opened
+    except BaseException:  # (the test's own report comes later: this failure is known now)
+        show_page(request, opened)
+        raise
     finally:
         show_page_if_failed(request, opened)
         context.close()

@@ -4,16 +4,25 @@ controls (and the database refuses a viewer's writes: tests/test_postgis.py)."""
 
 from __future__ import annotations
 
+import shutil
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import POSTGIS, SHIPPED_DIR, dashboard_page, postgis_schema, streamlit_app
+from conftest import (
+    POSTGIS,
+    SHIPPED_DIR,
+    dashboard_page,
+    postgis_schema,
+    streamlit_app,
+)
 from playwright.sync_api import Browser
+from psycopg import sql
 from streamlit.testing.v1 import AppTest
 
 from geo import changes, team
@@ -76,29 +85,47 @@ def viewer_url(team_workspace: Workspace) -> Iterator[str]:
         connection.execute(f"DROP ROLE {name}")
 
 
+@dataclass(frozen=True)
+class CheckedTeam:
+    """The shipped scenario on a server that checks passwords, and a viewer with one."""
+
+    url: str  # (its owner's, password included)
+    viewer: str
+    password: str
+
+
+@pytest.fixture(scope="module")
+def checked_team(checked_postgres: str) -> Iterator[CheckedTeam]:
+    viewer, password = "viewer_amal", "s3cret:/@pass"
+    workspace = Workspace(checked_postgres)
+    workspace.save(read_scenario(SHIPPED_DIR))
+    team.init(checked_postgres, team.Members(viewers=[viewer]))
+    with psycopg.connect(checked_postgres, autocommit=True) as connection:
+        statement = sql.SQL("ALTER ROLE {} PASSWORD {}")
+        connection.execute(statement.format(sql.Identifier(viewer), password))
+    yield CheckedTeam(checked_postgres, viewer, password)
+    shutil.rmtree(workspace.path.with_name(f"{workspace.path.stem}.dumps"), ignore_errors=True)
+
+
 @pytest.mark.browser
 def test_a_viewer_signed_in_in_the_browser_gets_no_edit_controls(
-    browser: Browser, request: pytest.FixtureRequest, viewer_url: str, team_workspace: Workspace
+    browser: Browser, request: pytest.FixtureRequest, checked_team: CheckedTeam
 ) -> None:
-    viewer = viewer_url.split("://", 1)[1].split("@", 1)[0]
-    secret = "pass-typed-in-the-browser"
-    with streamlit_app(team_workspace.location) as server, dashboard_page(
-        browser, request
-    ) as page:  # fmt: skip
+    with streamlit_app(checked_team.url) as server, dashboard_page(browser, request) as page:
         page.goto(server, wait_until="domcontentloaded")
         page.get_by_text("Signed in as postgres (owner)").wait_for(timeout=60_000)
         page.get_by_text("Sign in with your database role").click()
-        page.get_by_label("Database role", exact=True).fill(viewer)
-        page.get_by_label("Password", exact=True).fill(secret)
+        page.get_by_label("Database role", exact=True).fill(checked_team.viewer)
+        page.get_by_label("Password", exact=True).fill(checked_team.password)
         page.get_by_role("button", name="Sign in").click()
-        page.get_by_text(f"Signed in as {viewer} (viewer)").wait_for(timeout=30_000)
+        page.get_by_text(f"Signed in as {checked_team.viewer} (viewer)").wait_for(timeout=60_000)
         page.get_by_role("link", name="import and edit").click()
         page.get_by_text("a viewer: editing is for editors").wait_for(timeout=30_000)
         page.wait_for_timeout(3_000)  # and nothing to edit comes after
         assert page.get_by_role("tab").count() == 0
         assert page.get_by_role("button", name="Undo").count() == 0
         assert page.locator("input[type='file']").count() == 0
-        assert secret not in page.content()
+        assert checked_team.password not in page.content()
         page.get_by_role("link", name="from a report").click()
         page.get_by_role("heading", name="From a report").wait_for(timeout=30_000)
         page.wait_for_timeout(2_000)
@@ -156,30 +183,37 @@ def shown_text(app: AppTest) -> str:
     return "\n".join(str(element.value) for kind in kinds for element in getattr(app, kind))
 
 
+def sign_in(app: AppTest, role: str, password: str) -> str:
+    """Type a role and password in the sidebar's form, press Sign in; what the page then shows."""
+    app.sidebar.text_input(key="sign_in_role").input(role)
+    app.sidebar.text_input(key="sign_in_password").input(password)
+    next(b for b in app.sidebar.button if b.label == "Sign in").click().run()
+    assert not app.exception
+    return shown_text(app)
+
+
 def test_a_session_signs_in_with_its_own_database_role_and_out_again(
-    viewer_url: str, team_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+    checked_team: CheckedTeam, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    secret = "s3cret:/@pass"
-    viewer = viewer_url.split("://", 1)[1].split("@", 1)[0]
-    monkeypatch.setenv("CORRIDOR_WORKSPACE", str(team_workspace.location))  # the server's own
+    monkeypatch.setenv("CORRIDOR_WORKSPACE", checked_team.url)  # the server's own
+    monkeypatch.delenv("CORRIDOR_SIGN_IN_UNCHECKED", raising=False)
     app = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=60).run()
     assert "Signed in as postgres (owner)" in shown_text(app)
 
-    app.sidebar.text_input(key="sign_in_role").input("nobody_here")
-    app.sidebar.text_input(key="sign_in_password").input(secret)
-    next(b for b in app.sidebar.button if b.label == "Sign in").click().run()
-    assert "Not signed in as nobody_here:" in shown_text(app)
-    assert 'role "nobody_here" does not exist' in shown_text(app)
-    assert "Signed in as postgres (owner)" in shown_text(app)
+    said = sign_in(app, "nobody_here", checked_team.password)
+    assert "Not signed in as nobody_here:" in said
+    assert 'password authentication failed for user "nobody_here"' in said
+    said = sign_in(app, checked_team.viewer, "a guess")
+    assert f"Not signed in as {checked_team.viewer}:" in said
+    assert "password authentication failed" in said
+    said = sign_in(app, "postgres", "")  # (no password: not even tried)
+    assert "takes a database role and its password" in said
+    assert "Signed in as postgres (owner)" in said
 
-    app.sidebar.text_input(key="sign_in_role").input(viewer)
-    app.sidebar.text_input(key="sign_in_password").input(secret)
-    next(b for b in app.sidebar.button if b.label == "Sign in").click().run()
-    assert not app.exception
-    assert f"Signed in as {viewer} (viewer)" in shown_text(app)
+    said = sign_in(app, checked_team.viewer, checked_team.password)
+    assert f"Signed in as {checked_team.viewer} (viewer)" in said
     assert app.sidebar.text_input(key="sign_in_password").value == ""  # not kept in the form
-    assert secret not in shown_text(app)
-    assert "s3cret" not in shown_text(app)
+    assert "s3cret" not in said
 
     app.switch_page("pages/import_and_edit.py").run()
     assert not app.exception
@@ -188,3 +222,33 @@ def test_a_session_signs_in_with_its_own_database_role_and_out_again(
     app.switch_page("dashboard.py").run()
     app.button(key="sign_out").click().run()
     assert "Signed in as postgres (owner)" in shown_text(app)
+
+
+def test_a_database_that_does_not_check_passwords_signs_no_one_in(
+    viewer_url: str, team_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    viewer = viewer_url.split("://", 1)[1].split("@", 1)[0]
+    monkeypatch.setenv("CORRIDOR_WORKSPACE", str(team_workspace.location))  # (trust auth)
+    monkeypatch.delenv("CORRIDOR_SIGN_IN_UNCHECKED", raising=False)
+    app = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=60).run()
+    said = sign_in(app, viewer, "any password at all")
+    assert f"Not signed in as {viewer}:" in said
+    assert "without checking its password" in said
+    assert "Signed in as postgres (owner)" in said
+    # where that is meant (a test machine), the setting lets it through
+    monkeypatch.setenv("CORRIDOR_SIGN_IN_UNCHECKED", "1")
+    assert f"Signed in as {viewer} (viewer)" in sign_in(app, viewer, "any password at all")
+
+
+def test_the_sign_in_form_is_drawn_once_when_the_workspace_cannot_be_read(
+    checked_team: CheckedTeam, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A workspace the server's own URL cannot open: the page says so and offers the form."""
+    wrong = checked_team.url.replace("postgres:", "postgres:wrong", 1)
+    monkeypatch.setenv("CORRIDOR_WORKSPACE", wrong)
+    monkeypatch.delenv("CORRIDOR_SIGN_IN_UNCHECKED", raising=False)
+    app = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=60).run()
+    assert not app.exception
+    assert "password authentication failed" in shown_text(app)
+    said = sign_in(app, checked_team.viewer, checked_team.password)
+    assert f"Signed in as {checked_team.viewer} (viewer)" in said

@@ -22,7 +22,7 @@ from test_validators import validate_gpkg
 
 from geo import changes, cli, postgis, team
 from geo.changes import Edit
-from geo.errors import WorkspaceError
+from geo.errors import WorkspaceError, WorkspaceLockedError
 from geo.records import Position
 from geo.workspace import GeocodeCache, Workspace, add_positions
 
@@ -356,3 +356,34 @@ def test_what_is_written_under_the_lock_goes_through_the_lock_s_own_session(
             "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted"
         ).fetchall()
     assert (writer,) in holders
+
+
+def test_a_row_another_session_holds_is_told_as_busy_and_nothing_is_written(
+    tiny_in_postgis: Workspace, tiny: Any
+) -> None:
+    """QGIS (say) keeps a convoy's row locked in an open transaction: an edit waits the
+    workspace's `lock_seconds`, then is refused as busy, not as a failed connection."""
+    workspace = Workspace(str(tiny_in_postgis.location), lock_seconds=0.5)
+    edit = Edit("update", "convoys", "c1", {"status": "halted"})
+    with psycopg.connect(str(workspace.location)) as other:
+        other.execute("SELECT * FROM convoys WHERE id = 'c1' FOR UPDATE")
+        with pytest.raises(WorkspaceLockedError, match="another session held what this change"):
+            changes.commit(workspace, "tiny", [edit], who="ana")
+    assert changes.history(workspace) == []
+    changes.commit(workspace, "tiny", [edit], who="ana")  # (released: it goes through)
+    assert [c.new for c in changes.history(workspace)] == ["halted"]
+
+
+def test_a_login_typed_in_replaces_every_other_the_url_could_bring() -> None:
+    url = ("postgresql://desk:old@db.example:5432/team?user=postgres&password=x"
+           "&passfile=%2Froot%2F.pgpass&service=admin&options=-c%20search_path%3Dteam%2Cpublic"
+           "&sslmode=require")  # fmt: skip
+    signed = postgis.with_login(url, "amal", "p@ss:/word")
+    assert signed == (
+        "postgresql://amal:p%40ss%3A%2Fword@db.example:5432/team"
+        "?options=-c%20search_path%3Dteam%2Cpublic&sslmode=require"
+    )
+    assert psycopg.conninfo.conninfo_to_dict(signed) == {
+        "user": "amal", "password": "p@ss:/word", "host": "db.example", "port": "5432",
+        "dbname": "team", "options": "-c search_path=team,public", "sslmode": "require",
+    }  # fmt: skip

@@ -56,31 +56,50 @@ def workspace_location() -> Path | str:
 
 def sign_in_form() -> None:
     """For a team workspace: sign this session in with one's own database role and password
-    (the password goes to PostgreSQL, is kept in this session only and never shown)."""
-    configured = Settings.from_environment().workspace
-    if isinstance(configured, Path):
+    (checked by PostgreSQL, kept in this session only and never shown). Drawn once per run."""
+    settings = Settings.from_environment()
+    if isinstance(settings.workspace, Path):
         return
     ss = st.session_state
     with st.sidebar.expander("Sign in with your database role", expanded=False):
         with st.form("sign_in", clear_on_submit=True, border=False):
-            role = st.text_input("Database role", key="sign_in_role")
+            role = st.text_input("Database role", key="sign_in_role").strip()
             password = st.text_input("Password", type="password", key="sign_in_password")
             submitted = st.form_submit_button("Sign in")
-        if submitted and role.strip():
-            from geo.postgis import with_login
-
+        if submitted:
             del ss["sign_in_password"]  # (kept in the URL of this session alone)
-            url = with_login(configured, role.strip(), password)
-            try:
-                Workspace(url).signed_in()  # type: ignore[attr-defined]
-            except CorridorError as error:
-                st.error(f"Not signed in as {role.strip()}: {error}")
-            else:
-                ss.signed_in_url = url
-                st.rerun(scope="app")
+            _sign_in(settings, role, password)
         if ss.get("signed_in_url") and st.button("Sign out", key="sign_out"):
-            del ss["signed_in_url"]
-            st.rerun(scope="app")
+            _signed_in_as(None)
+
+
+def _sign_in(settings: Settings, role: str, password: str) -> None:
+    from geo import team
+
+    try:
+        url = team.sign_in(
+            str(settings.workspace), role, password, unchecked=settings.sign_in_unchecked
+        )
+        Workspace(url).signed_in()  # type: ignore[attr-defined]
+    except CorridorError as error:
+        st.error(f"Not signed in as {role or '(no role)'}: {error}")
+    else:
+        _signed_in_as(url)
+
+
+def _signed_in_as(url: str | None) -> None:
+    """Open the workspace as another role from the next run on, forgetting what the last one
+    read (its marks in the change log, an import checked under its rights)."""
+    ss = st.session_state
+    if url is None:
+        ss.pop("signed_in_url", None)
+    else:
+        ss.signed_in_url = url
+    for key in [k for k in ss if str(k).startswith("convoys_read:")]:
+        del ss[key]
+    for key in ("prepared_read", "prepared_key"):
+        ss.pop(key, None)
+    st.rerun(scope="app")
 
 
 def viewer_only(workspace: Workspace) -> bool:
