@@ -352,15 +352,17 @@ def _index(connection: psycopg.Connection[Any], info: LayerInfo, fields: set[str
 
 
 def column_types(
-    connection: psycopg.Connection[Any], layer: str, *, full: bool = False
+    connection: psycopg.Connection[Any], layer: str, *, full: bool = False, settable: bool = False
 ) -> list[tuple[str, str]]:
     """A table's columns and their PostgreSQL types, in order (`full`: with their modifiers,
-    numeric(6,1) rather than numeric)."""
+    numeric(6,1) rather than numeric; `settable`: only those an UPDATE may set, not generated
+    ones nor identities GENERATED ALWAYS)."""
     modifier = "atttypmod" if full else "NULL"
+    only = "AND attgenerated = '' AND attidentity <> 'a' " if settable else ""
     rows = connection.execute(
         f"SELECT attname, format_type(atttypid, {modifier}) FROM pg_attribute "
         "WHERE attrelid = (quote_ident(current_schema()) || '.' || quote_ident(%s))::regclass "
-        "AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
+        f"AND attnum > 0 AND NOT attisdropped {only}ORDER BY attnum",
         [layer],
     ).fetchall()
     return [(str(name), str(kind)) for name, kind in rows]

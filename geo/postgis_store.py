@@ -323,7 +323,8 @@ class PostgisWorkspace(Workspace):
 @dataclass(frozen=True)
 class _Extras:
     """The values of columns another program added to a layer (QGIS, say), read as text from
-    the rows a write replaces, to be put back on the rows written in their place."""
+    the rows a write replaces, to be put back on the rows written in their place (generated
+    columns, which the database fills itself, are left to it)."""
 
     layer: str
     scenario_id: str
@@ -344,7 +345,7 @@ class _Extras:
             return cls(layer, scenario_id, [], [])
         columns = [
             (name, kind)
-            for name, kind in postgis.column_types(connection, layer, full=True)
+            for name, kind in postgis.column_types(connection, layer, full=True, settable=True)
             if name not in written.columns and name not in (FID, GEOMETRY)
         ]
         if not columns:
@@ -360,22 +361,29 @@ class _Extras:
             query.format(values, sql.Identifier(layer), sql.Identifier(SCENARIO_ID)),
             [scenario_id, chosen, chosen],
         ).fetchall()
-        kept = [tuple(row) for row in found if any(value is not None for value in row[1:])]
-        return cls(layer, scenario_id, columns, kept)
+        return cls(layer, scenario_id, columns, [tuple(row) for row in found])
 
     def restore(self, connection: psycopg.Connection[Any]) -> None:
+        """Every row's values put back by one statement (a join on the id: one pass, however
+        many rows, and one change of the workspace's version)."""
         if not self.rows:
             return
-        update = sql.SQL("UPDATE {} SET {} WHERE {} = %s AND id = %s").format(
-            sql.Identifier(self.layer),
-            sql.SQL(", ").join(
-                sql.SQL("{} = %s::text::{}").format(sql.Identifier(name), sql.SQL(kind))
-                for name, kind in self.columns
+        names = [sql.Identifier(f"c{number}") for number in range(len(self.columns))]
+        update = sql.SQL(
+            "UPDATE {layer} AS t SET {sets} FROM unnest({arrays}) AS v(id, {names}) "
+            "WHERE t.{scenario} = %s AND t.id = v.id"
+        ).format(
+            layer=sql.Identifier(self.layer),
+            sets=sql.SQL(", ").join(
+                sql.SQL("{} = v.{}::{}").format(sql.Identifier(name), alias, sql.SQL(kind))
+                for (name, kind), alias in zip(self.columns, names, strict=True)
             ),
-            sql.Identifier(SCENARIO_ID),
+            arrays=sql.SQL(", ").join([sql.SQL("%s::text[]")] * (len(names) + 1)),
+            names=sql.SQL(", ").join(names),
+            scenario=sql.Identifier(SCENARIO_ID),
         )
-        with connection.cursor() as cursor:
-            cursor.executemany(update, [(*row[1:], self.scenario_id, row[0]) for row in self.rows])
+        arrays = [list(values) for values in zip(*self.rows, strict=True)]
+        connection.execute(update, [*arrays, self.scenario_id])
 
 
 def _file_name(url: str) -> str:

@@ -487,6 +487,15 @@ def test_columns_another_program_added_keep_their_values_through_edits_and_saves
     ]
     filled = ", ".join(f"{n} = {c}" for n, c in zip(names, cells[: len(kinds)], strict=True))
     statements.append(f"UPDATE convoys SET {filled} WHERE id = 'c1'")
+    if postgres:  # what the database fills itself, and a default a row was emptied of
+        statements += [
+            "ALTER TABLE convoys ADD COLUMN fuel_twice numeric GENERATED ALWAYS AS (fuel * 2) "
+            "STORED",
+            "ALTER TABLE convoys ADD COLUMN serial integer GENERATED ALWAYS AS IDENTITY",
+            "ALTER TABLE convoys ADD COLUMN seats integer DEFAULT 7",
+            "UPDATE convoys SET seats = NULL",
+        ]
+        names += ["fuel_twice", "seats"]
     if postgres:
         import psycopg
 
@@ -506,6 +515,9 @@ def test_columns_another_program_added_keep_their_values_through_edits_and_saves
 
     expected = extras()
     assert expected["fuel"][0] == "12.5"
+    if postgres:
+        assert expected["fuel_twice"][0] == "25.0"
+        assert expected["seats"] == ["nan", "nan"]  # (emptied: not the default)
     assert expected["checked_by"][0] == "Maya"
     changes.commit(workspace, "tiny", [Edit("update", "convoys", "c1", {"status": "halted"})],
                    who="a")  # fmt: skip
