@@ -40,6 +40,8 @@ from geo.records import Position, Scenario
 from geo.settings import POSTGIS_SCHEMES
 
 SCENARIO_ID = "scenario_id"
+FID = "fid"
+"""The feature id column GDAL gives a GeoPackage's layer (and geo.postgis a table)."""
 SCENARIOS_LAYER = "scenarios"
 CRS = "EPSG:4326"
 
@@ -341,7 +343,7 @@ class Workspace:
         others = self._other_layers()
         for name, rows in append.items():
             kept = others.get(name, (None, None))[0]
-            others[name] = (_concat(kept, rows), None)
+            others[name] = (_concat(kept, _numbered_after(kept, rows)), None)
         fresh = _scenario_tables(scenario)
         with atomic_path(self.path) as temporary:
             temporary.unlink()
@@ -444,13 +446,23 @@ class Workspace:
         return found
 
     def _other_layers(self) -> dict[str, tuple[pd.DataFrame, str | None]]:
-        """Layers the workspace holds besides the scenario tables (kept as they are on a save)."""
+        """Layers the workspace holds besides the scenario tables (kept as they are on a save,
+        feature ids included: a change log's position marks where a reader stood)."""
         if not self.exists():
             return {}
         found = {}
         for name, geometry_type in pyogrio.list_layers(self.path):
             if name not in TABLES:
-                found[str(name)] = (self.table(str(name)), geometry_type or None)
+                found[str(name)] = (self._with_fids(str(name)), geometry_type or None)
+        return found
+
+    def _with_fids(self, name: str) -> pd.DataFrame:
+        """A layer's rows with their feature ids as the column `fid` (GDAL writes them back)."""
+        try:
+            frame = pyogrio.read_dataframe(self.path, layer=name, fid_as_index=True)
+        except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as error:
+            raise WorkspaceError(f"{self.path}: cannot read layer {name!r} ({error})") from error
+        found: pd.DataFrame = frame.rename_axis(FID).reset_index()
         return found
 
     def _resolve(self, scenario_id: str | None) -> str:
@@ -696,6 +708,14 @@ def _with_extras(fresh: pd.DataFrame, old: pd.DataFrame | None, scenario_id: str
         spatial: pd.DataFrame = gpd.GeoDataFrame(merged, geometry="geometry", crs=CRS)
         return spatial
     return merged
+
+
+def _numbered_after(kept: pd.DataFrame | None, rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows to add after `kept`, with the feature ids that follow its own (when it has them)."""
+    if kept is None or FID not in kept.columns or kept.empty:
+        return rows
+    first = int(kept[FID].max()) + 1
+    return rows.assign(**{FID: range(first, first + len(rows))})
 
 
 def _concat(kept: pd.DataFrame | None, fresh: pd.DataFrame) -> pd.DataFrame:

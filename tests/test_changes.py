@@ -525,3 +525,26 @@ def test_columns_another_program_added_keep_their_values_through_edits_and_saves
     assert extras() == expected
     workspace.save(workspace.load("tiny"))  # a whole save
     assert extras() == expected
+
+
+@pytest.mark.geopackage_only
+def test_a_whole_save_keeps_the_change_log_s_positions(workspace: Workspace) -> None:
+    """A change log with gaps in its feature ids (as a copy from PostGIS brings them): a save
+    that rewrites the file keeps them, so a reader's mark still finds what came after it."""
+    import sqlite3
+
+    from geo.errors import ConflictError
+
+    changes.commit(workspace, "tiny", [Edit("update", "convoys", "c2", {"people": "40"})],
+                   who="ana")  # fmt: skip
+    with sqlite3.connect(workspace.path) as db:
+        db.execute("UPDATE changes SET fid = fid + 100")
+    mark = changes.read_mark(workspace)
+    assert mark.position == 101
+    workspace.save(workspace.load("tiny"))  # (an import: the file written whole)
+    halted = [Edit("update", "convoys", "c1", {"status": "halted"})]
+    changes.commit(Workspace(workspace.location), "tiny", halted, who="desk")
+    mine = [Edit("update", "convoys", "c1", {"status": "arrived"})]
+    with pytest.raises(ConflictError, match="convoys 'c1' was changed by desk"):
+        changes.commit(workspace, "tiny", mine, who="ana", read=mark)
+    assert convoy(workspace, "c1").status == ConvoyStatus.HALTED
