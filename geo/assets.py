@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from geo._atomic import atomic_path
 from geo._script import Text
 from geo.errors import AssetsMissingError
 from geo.settings import ASSETS_DIR, CHECKOUT, PROJECT_ROOT
@@ -169,10 +170,8 @@ def _lean(order: tuple[Asset, ...]) -> tuple[Asset, ...]:
 def _write_if_changed(target: Path, body: bytes) -> None:
     if target.is_file() and target.read_bytes() == body:
         return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(target.name + ".tmp")
-    temporary.write_bytes(body)
-    temporary.replace(target)
+    with atomic_path(target) as temporary:  # (a name of its own: two servers may publish)
+        temporary.write_bytes(body)
 
 
 def _inline_css_urls(css: str, folder: Path) -> str:

@@ -60,6 +60,8 @@ def init(url: str, members: Members = Members()) -> list[str]:
                 "first (python -m geo workspace copy WORKSPACE.gpkg URL)"
             )
         schema = str(_one(connection, "SELECT current_schema()"))
+        # (roles are the cluster's: two inits at once would both create or grant them)
+        connection.execute("SELECT pg_advisory_xact_lock(hashtext('corridor:team init'))")
         try:
             _group_roles(connection, done)
             _change_log(connection, done)

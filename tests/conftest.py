@@ -311,19 +311,31 @@ def wait_for_health(url: str, process: subprocess.Popen[bytes], seconds: float =
 
 @contextlib.contextmanager
 def streamlit_app(workspace: Path | str) -> Iterator[str]:
-    """`streamlit run dashboard.py` on a free local port with this workspace; yields its URL."""
-    port = free_port()
-    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "dashboard.py"),
-               "--server.port", str(port), "--server.headless", "true",
-               "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]  # fmt: skip
+    """`streamlit run dashboard.py` on a free local port with this workspace; yields its URL
+    (on another port when another process took the first before Streamlit could)."""
+    import tempfile
+
     environment = {**os.environ, "CORRIDOR_WORKSPACE": str(workspace)}
-    process = subprocess.Popen(
-        command, cwd=ROOT, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    url = f"http://127.0.0.1:{port}"
+    for attempt in range(3):
+        port = free_port()
+        command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "dashboard.py"),
+                   "--server.port", str(port), "--server.headless", "true",
+                   "--server.address", "127.0.0.1",
+                   "--browser.gatherUsageStats", "false"]  # fmt: skip
+        with tempfile.TemporaryFile() as said:
+            process = subprocess.Popen(
+                command, cwd=ROOT, env=environment, stdout=subprocess.DEVNULL, stderr=said
+            )
+            try:
+                wait_for_health(f"http://127.0.0.1:{port}", process)
+                break
+            except RuntimeError:  # (it exited early)
+                said.seek(0)
+                told = said.read().decode(errors="replace")
+            if "already in use" not in told or attempt == 2:
+                raise RuntimeError(f"streamlit exited early: {told[-2000:]}")
     try:
-        wait_for_health(url, process)
-        yield url
+        yield f"http://127.0.0.1:{port}"
     finally:
         process.terminate()
         process.wait(timeout=20)
