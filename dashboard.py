@@ -69,7 +69,7 @@ def _modified(location: Path | str) -> float:
     return float(version[1]) if version else 0.0
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(show_spinner=False, max_entries=64)
 def signed_in(url: str) -> tuple[str, str]:
     """The database role a PostGIS workspace URL signs in as, and its team role (asked once
     per URL, not on every rerun)."""
@@ -78,11 +78,13 @@ def signed_in(url: str) -> tuple[str, str]:
 
 
 @st.cache_resource(show_spinner=False)
-def workspace_listener(url: str) -> Any:
-    """One listener per server process for a PostGIS workspace's writes (LISTEN/NOTIFY)."""
+def workspace_listener(database: str, _url: str) -> Any:
+    """One listener per server process for a PostGIS workspace's writes (LISTEN/NOTIFY), shared
+    by every session on that `database` whatever role it signed in as (it listens as the role
+    of the first, `_url`: any role may listen)."""
     from geo.postgis_store import Listener
 
-    return Listener(url)
+    return Listener(_url)
 
 
 def watch_workspace() -> None:
@@ -92,7 +94,9 @@ def watch_workspace() -> None:
     location = workspace_location()
     if isinstance(location, Path) or ss.get("read_only"):
         return
-    listener = workspace_listener(location)
+    from geo.postgis import without_login
+
+    listener = workspace_listener(without_login(location), location)
 
     @st.fragment(run_every=WATCH_SECONDS)
     def watch() -> None:
@@ -110,7 +114,7 @@ def watch_workspace() -> None:
 WATCH_SECONDS = 0.5
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_data(show_spinner=False, max_entries=16)
 def workspace_ids(path: str, modified: float) -> list[str]:
     return Workspace(path).scenario_ids()
 

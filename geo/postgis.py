@@ -126,6 +126,15 @@ def with_login(url: str, role: str, password: str) -> str:
     return parts._replace(netloc=f"{login}@{host}", query=urlencode(kept, quote_via=quote)).geturl()
 
 
+def without_login(url: str) -> str:
+    """The URL's database and options without any role or password: what sessions signed in
+    as different roles share (the workspace's notifications, say)."""
+    parts = urlsplit(url)
+    kept = [(k, v) for k, v in parse_qsl(parts.query) if k.lower() not in LOGIN_PARAMETERS]
+    host = parts.netloc.rpartition("@")[2]
+    return parts._replace(netloc=host, query=urlencode(kept, quote_via=quote)).geturl()
+
+
 @contextlib.contextmanager
 def connect(url: str, *, snapshot: bool = False) -> Iterator[psycopg.Connection[Any]]:
     """A connection (times in UTC) whose work is one transaction, committed when the block

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
 from conftest import ROOT, dashboard_page, postgis_schema, streamlit_app
 from playwright.sync_api import Browser, Locator, Page
@@ -168,6 +170,46 @@ def test_a_convoy_edited_in_the_table_is_saved(
     assert str(edited.vehicles) == "about 20"
     [change] = [c for c in changes.history(workspace) if c.field == "vehicles"]
     assert (change.who, change.old, change.new) == ("browser-test", None, "about 20")
+
+
+def test_a_save_cut_off_by_the_database_is_told_and_kept_to_try_again(
+    server: str, page: Page, workspace: Workspace
+) -> None:
+    """The database ends the saving session mid-edit (a restart, a dropped link): the page
+    says nothing was saved, keeps the edit typed, and the same Save then goes through."""
+    if isinstance(workspace.location, Path):
+        pytest.skip("a PostgreSQL session ended mid-save")
+    url = str(workspace.location)
+    ids = [convoy.id for convoy in workspace.load().convoys]
+    open_page(page, server)
+    type_in_convoy_table(page, ids, "convoy-3", "ambulances", "about 4")
+    save = page.get_by_role("button", name="Save 1 changed convoy(s)")
+    with psycopg.connect(url) as holder, psycopg.connect(url, autocommit=True) as admin:
+        # another session holds the convoy's row, so the save is caught writing it
+        holder.execute("SELECT 1 FROM convoys WHERE id = 'convoy-3' FOR UPDATE")
+        save.click()
+        waiting = (
+            "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> %s "
+            "AND datname = current_database() AND query ILIKE '%%convoys%%'"
+        )
+        deadline = time.monotonic() + 30
+        while not (found := admin.execute(waiting, [holder.info.backend_pid]).fetchall()):
+            assert time.monotonic() < deadline, "the save never reached the database"
+            time.sleep(0.1)
+        for (pid,) in found:
+            admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+    page.get_by_text("nothing of this transaction was saved").wait_for(timeout=30_000)
+    page.wait_for_timeout(2_000)  # and the edit stays, ready to save again
+    assert save.is_visible()
+    assert save.is_enabled()
+    assert str(next(c for c in workspace.load().convoys if c.id == "convoy-3").ambulances) != (
+        "about 4"
+    )
+    assert "about 4" not in {c.new for c in changes.history(workspace)}
+    save.click()
+    page.get_by_text("Saved 1 change(s) (convoy table edit)").wait_for(timeout=30_000)
+    edited = next(c for c in Workspace(url).load().convoys if c.id == "convoy-3")
+    assert str(edited.ambulances) == "about 4"
 
 
 def type_in_convoy_table(page: Page, ids: list[str], convoy: str, field: str, text: str) -> None:

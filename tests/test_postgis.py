@@ -387,3 +387,7 @@ def test_a_login_typed_in_replaces_every_other_the_url_could_bring() -> None:
         "user": "amal", "password": "p@ss:/word", "host": "db.example", "port": "5432",
         "dbname": "team", "options": "-c search_path=team,public", "sslmode": "require",
     }  # fmt: skip
+    shared = (
+        "postgresql://db.example:5432/team?options=-c%20search_path%3Dteam%2Cpublic&sslmode=require"
+    )
+    assert postgis.without_login(signed) == postgis.without_login(url) == shared
