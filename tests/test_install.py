@@ -40,6 +40,7 @@ def fresh_clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
         k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "CORRIDOR_"))
     }
     environment["PYTHON"] = sys._base_executable  # the interpreter, not this test's venv
+    environment["PIP_NO_COMPILE"] = "1"  # (no bytecode ahead: 47 s → 25 s of pip, same files)
     done = subprocess.run(
         ["make", "prepare"], cwd=clone, env=environment, capture_output=True, text=True,
         timeout=900,
@@ -85,7 +86,7 @@ def installed(fresh_clone: Path, tmp_path_factory: pytest.TempPathFactory) -> di
     python = str(fresh_clone / ".venv" / "bin" / "python")
     done = subprocess.run(
         [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
-         str(fresh_clone)],
+         "--no-compile", str(fresh_clone)],
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
