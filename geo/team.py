@@ -224,12 +224,17 @@ def sign_in(url: str, role: str, password: str, *, unchecked: bool = False) -> s
         pass
     if unchecked:
         return signed
+    wrong = postgis.with_login(url, role, f"wrong-{secrets.token_hex(12)}")
     try:
-        wrong = postgis.with_login(url, role, f"not-{password}-{secrets.token_hex(8)}")
         with postgis.connect(wrong):
             pass
-    except WorkspaceError:
-        return signed  # (a wrong password is refused: the right one was checked)
+    except WorkspaceError as error:
+        if "password authentication failed" in str(error):
+            return signed  # (a wrong password is refused: the right one was checked)
+        raise WorkspaceError(  # (fail closed: a full server, a restart, a timeout)
+            f"{postgis.shown(url)}: could not make sure PostgreSQL checks {role}'s password "
+            f"({error}); try again"
+        ) from None
     raise WorkspaceError(
         f"{postgis.shown(url)}: PostgreSQL lets {role} in without checking its password (trust "
         "authentication in pg_hba.conf), so a sign-in here would prove nothing; ask the "

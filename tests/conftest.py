@@ -332,7 +332,12 @@ def streamlit_app(workspace: Path | str) -> Iterator[str]:
             except RuntimeError:  # (it exited early)
                 said.seek(0)
                 told = said.read().decode(errors="replace")
-            if "already in use" not in told or attempt == 2:
+            except BaseException:  # (too slow: not left running)
+                process.terminate()
+                process.wait(timeout=20)
+                raise
+            taken = "is not available" in told or "already in use" in told
+            if not taken or attempt == 2:
                 raise RuntimeError(f"streamlit exited early: {told[-2000:]}")
     try:
         yield f"http://127.0.0.1:{port}"

@@ -188,10 +188,7 @@ def test_a_save_cut_off_by_the_database_is_told_and_kept_to_try_again(
         # another session holds the convoy's row, so the save is caught writing it
         holder.execute("SELECT 1 FROM convoys WHERE id = 'convoy-3' FOR UPDATE")
         save.click()
-        waiting = (
-            "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> %s "
-            "AND datname = current_database() AND query ILIKE '%%convoys%%'"
-        )
+        waiting = "SELECT pid FROM pg_stat_activity WHERE %s = ANY(pg_blocking_pids(pid))"
         deadline = time.monotonic() + 30
         while not (found := admin.execute(waiting, [holder.info.backend_pid]).fetchall()):
             assert time.monotonic() < deadline, "the save never reached the database"
