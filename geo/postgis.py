@@ -26,6 +26,7 @@ import pyogrio
 import shapely
 from psycopg import sql
 
+from geo import _idle_connections
 from geo._atomic import atomic_path
 from geo.errors import WorkspaceError, WorkspaceLockedError
 from geo.settings import POSTGIS_SCHEMES
@@ -136,24 +137,63 @@ def without_login(url: str) -> str:
 
 
 @contextlib.contextmanager
-def connect(url: str, *, snapshot: bool = False) -> Iterator[psycopg.Connection[Any]]:
+def connect(
+    url: str, *, snapshot: bool = False, kept: bool = True
+) -> Iterator[psycopg.Connection[Any]]:
     """A connection (times in UTC) whose work is one transaction, committed when the block
     ends and rolled back on any error (`snapshot`: every read in it sees the database as it
-    was at the first); WorkspaceError when the database cannot be reached."""
+    was at the first); WorkspaceError when the database cannot be reached.
+
+    The connection is one this process kept from an earlier transaction when it can be
+    (`geo._idle_connections`), and is kept for the next one when the block ends cleanly;
+    `kept=False` logs in anew and closes after, for what must hold a session of its own (an
+    advisory lock) or must see the server check a password.
+    """
+    isolation = psycopg.IsolationLevel.REPEATABLE_READ if snapshot else None
+    connection = _connection(url, kept=kept, isolation=isolation)
     try:
-        connection = psycopg.connect(url, connect_timeout=CONNECT_SECONDS)
-        if snapshot:
-            connection.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        with told(url):
+            yield connection
+            connection.commit()
+    except BaseException:
+        connection.close()  # (rolls back; one the server ended, or a write cut off, is gone)
+        raise
+    if kept:
+        _idle_connections.give_back(url, connection)
+    else:
+        connection.close()
+
+
+_BEGIN = "SET TIME ZONE 'UTC'"
+"""The first statement of every transaction (and the check that a kept connection answers)."""
+
+
+def _connection(
+    url: str, *, kept: bool, isolation: psycopg.IsolationLevel | None
+) -> psycopg.Connection[Any]:
+    """A connection to `url` in a transaction just begun: a kept one that still answers, or a
+    new one."""
+    while kept and (connection := _idle_connections.take(url)) is not None:
+        try:
+            connection.isolation_level = isolation
+            connection.execute(_BEGIN)
+            return connection
+        except psycopg.Error:  # (the server ended it since: a restart, an administrator)
+            connection.close()
+    try:
+        connection = psycopg.connect(url, connect_timeout=CONNECT_SECONDS, prepare_threshold=None)
     except psycopg.Error as error:
         raise WorkspaceError(
             f"{shown(url)}: cannot connect to PostgreSQL ({reason(error)})"
         ) from None
     try:
-        with told(url), connection:
-            connection.execute("SET TIME ZONE 'UTC'")
-            yield connection
-    finally:
+        with told(url):
+            connection.isolation_level = isolation
+            connection.execute(_BEGIN)
+    except BaseException:
         connection.close()
+        raise
+    return connection
 
 
 @contextlib.contextmanager

@@ -104,7 +104,7 @@ class PostgisWorkspace(Workspace):
             finally:
                 self._local.depth = depth
             return
-        with postgis.connect(self.url) as connection:
+        with postgis.connect(self.url, kept=False) as connection:  # (the lock ends with it)
             connection.execute(f"SET lock_timeout = {max(1, int(self.lock_seconds * 1000))}")
             try:
                 connection.execute(

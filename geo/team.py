@@ -220,13 +220,13 @@ def sign_in(url: str, role: str, password: str, *, unchecked: bool = False) -> s
     if not role or not password:
         raise WorkspaceError("Signing in takes a database role and its password")
     signed = postgis.with_login(url, role, password)
-    with postgis.connect(signed):
+    with postgis.connect(signed, kept=False):  # (a login of its own: the password checked)
         pass
     if unchecked:
         return signed
     wrong = postgis.with_login(url, role, f"wrong-{secrets.token_hex(12)}")
     try:
-        with postgis.connect(wrong):
+        with postgis.connect(wrong, kept=False):
             pass
     except WorkspaceError as error:
         if "password authentication failed" in str(error):

@@ -391,3 +391,56 @@ def test_a_login_typed_in_replaces_every_other_the_url_could_bring() -> None:
         "postgresql://db.example:5432/team?options=-c%20search_path%3Dteam%2Cpublic&sslmode=require"
     )
     assert postgis.without_login(signed) == postgis.without_login(url) == shared
+
+
+def backend(url: str, **options: Any) -> int:
+    """The server process a read on `url` runs in."""
+    with postgis.connect(url, **options) as connection:
+        row = connection.execute("SELECT pg_backend_pid()").fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_a_read_after_a_read_logs_in_once(schema: str) -> None:
+    first = backend(schema)
+    assert backend(schema) == first
+    assert backend(schema, kept=False) != first  # (a lock's session, a sign-in: a login each)
+
+
+def test_a_kept_connection_the_server_ended_is_replaced_without_an_error(schema: str) -> None:
+    """A restart or an administrator ends idle sessions: the next read logs in again."""
+    first = backend(schema)
+    with psycopg.connect(DATABASE, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", [first])
+    assert backend(schema) != first
+
+
+def test_a_snapshot_s_isolation_and_a_failed_transaction_do_not_carry_over(schema: str) -> None:
+    with postgis.connect(schema, snapshot=True) as connection:
+        assert connection.execute("SHOW transaction_isolation").fetchone() == ("repeatable read",)
+    with postgis.connect(schema) as connection:
+        assert connection.execute("SHOW transaction_isolation").fetchone() == ("read committed",)
+        first = connection.info.backend_pid
+    refused = pytest.raises(WorkspaceError, match="PostgreSQL refused it")
+    with refused, postgis.connect(schema) as connection:
+        connection.execute("SELECT * FROM no_such_table")
+    assert backend(schema) != first  # (a transaction that failed is not handed out again)
+
+
+def test_connections_kept_are_few_and_not_a_fork_s(schema: str) -> None:
+    from geo import _idle_connections
+
+    opened = [postgis.connect(schema) for _ in range(_idle_connections.MOST_KEPT + 3)]
+    for each in opened:
+        each.__enter__()
+    for each in reversed(opened):
+        each.__exit__(None, None, None)
+    kept = [k for k in _idle_connections._kept if k[2] == schema]
+    assert len(kept) == _idle_connections.MOST_KEPT
+    assert sum(connection.closed for *_, connection in kept) == 0
+    _idle_connections._kept[:] = [(t, -1, url, c) for t, _, url, c in _idle_connections._kept]
+    parent_s = [c for *_, c in _idle_connections._kept]
+    assert _idle_connections.take(schema) is None  # (another process's: never handed out…)
+    assert not any(connection.closed for connection in parent_s)  # (…nor closed from here)
+    for connection in parent_s:
+        connection.close()
