@@ -57,7 +57,11 @@ POSTGIS = os.environ.get(
 """The PostGIS database the tests make workspaces in (`make postgis` makes it), a schema each."""
 
 
-@pytest.fixture(params=["geopackage", "postgis"])
+STORES = ["geopackage", "postgis"]
+"""The workspace stores every test that reads or writes a workspace runs against."""
+
+
+@pytest.fixture(params=STORES)
 def new_workspace(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Workspace]:
     """An empty workspace in each store: a GeoPackage file, and a schema of its own in the
     PostGIS test database (dropped after). A test marked `geopackage_only` (it opens the file
@@ -144,21 +148,37 @@ def checked_postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.fixture(params=["geopackage", "postgis"])
+@pytest.fixture(params=STORES)
 def shipped_workspace(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path | str]:
     """The shipped scenario in a workspace of each store, as `CORRIDOR_WORKSPACE` names it: a
     GeoPackage's path, or a PostGIS URL (a schema of its own). A test marked `geopackage_only`
     runs on the first alone."""
-    scenario = read_scenario(SHIPPED_DIR)
-    if request.param == "geopackage":
-        path = tmp_path / "workspace.gpkg"
+    if request.param == "postgis" and request.node.get_closest_marker("geopackage_only"):
+        pytest.skip("opens the GeoPackage file itself")
+    with workspace_in(request.param, tmp_path, read_scenario(SHIPPED_DIR)) as location:
+        yield location
+
+
+@contextlib.contextmanager
+def workspace_in(store: str, folder: Path, scenario: Scenario) -> Iterator[Path | str]:
+    """`scenario` saved in a workspace of `store` ("geopackage": `folder`/workspace.gpkg;
+    "postgis": a schema of its own, dropped after), as `CORRIDOR_WORKSPACE` names it."""
+    if store == "geopackage":
+        path = folder / "workspace.gpkg"
         Workspace(path).save(scenario)
         yield path
         return
-    if request.node.get_closest_marker("geopackage_only"):
-        pytest.skip("opens the GeoPackage file itself")
     with postgis_schema() as url:
         Workspace(url).save(scenario)
+        yield url
+
+
+@contextlib.contextmanager
+def shipped_served(request: pytest.FixtureRequest, folder: Path) -> Iterator[str]:
+    """The dashboard served on the shipped scenario in the store `request.param` names (for
+    a module's browser tests: `@pytest.fixture(scope="module", params=STORES)`)."""
+    scenario = read_scenario(SHIPPED_DIR)
+    with workspace_in(request.param, folder, scenario) as location, streamlit_app(location) as url:
         yield url
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from conftest import shipped_workspace_in, streamlit_app
+from conftest import STORES, shipped_served
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 from test_browser import MAP_FRAME, url_param, wait_until
@@ -16,9 +16,11 @@ pytestmark = pytest.mark.browser
 SIDEBAR = "[data-testid='stSidebar']"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with streamlit_app(shipped_workspace_in(tmp_path_factory.mktemp("arabic"))) as url:
+@pytest.fixture(scope="module", params=STORES)
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    with shipped_served(request, tmp_path_factory.mktemp("arabic")) as url:
         yield url
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from conftest import streamlit_app
+from conftest import STORES, streamlit_app, workspace_in
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, Response
 from test_browser import MAP_FRAME, url_param, wait_until
@@ -14,7 +14,6 @@ from test_browser import MAP_FRAME, url_param, wait_until
 from geo import bulk, mapview, synthetic
 from geo.records import Scenario
 from geo.timeline import opening_step
-from geo.workspace import Workspace
 
 pytestmark = pytest.mark.browser
 
@@ -28,11 +27,12 @@ def scenario() -> Scenario:
     return synthetic.generate(events=EVENTS, convoys=20, zones=6, seed=11)
 
 
-@pytest.fixture(scope="module")
-def server(scenario: Scenario, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    path = tmp_path_factory.mktemp("many-events") / "workspace.gpkg"
-    Workspace(path).save(scenario)
-    with streamlit_app(path) as url:
+@pytest.fixture(scope="module", params=STORES)
+def server(
+    scenario: Scenario, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("many-events")
+    with workspace_in(request.param, folder, scenario) as location, streamlit_app(location) as url:
         yield url
 
 

@@ -21,7 +21,7 @@ from conftest import (
     postgis_schema,
     streamlit_app,
 )
-from playwright.sync_api import Browser, Locator, Page
+from playwright.sync_api import Browser, Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from psycopg import sql
 from streamlit.testing.v1 import AppTest
@@ -115,9 +115,15 @@ def test_a_viewer_signed_in_in_the_browser_gets_no_edit_controls(
     with streamlit_app(checked_team.url) as server, dashboard_page(browser, request) as page:
         page.goto(server, wait_until="domcontentloaded")
         page.get_by_text("Signed in as postgres (owner)").wait_for(timeout=60_000)
+        page.get_by_text("Disclaimer:").wait_for(timeout=60_000)  # (the page drawn, as one waits)
         page.get_by_text("Sign in with your database role").click()
-        page.get_by_label("Database role", exact=True).fill(checked_team.viewer)
-        page.get_by_label("Password", exact=True).fill(checked_team.password)
+        role = page.get_by_label("Database role", exact=True)
+        password = page.get_by_label("Password", exact=True)
+        role.fill(checked_team.viewer)
+        password.fill(checked_team.password)
+        page.wait_for_timeout(1_000)  # what was typed stays typed
+        expect(role).to_have_value(checked_team.viewer)
+        expect(password).to_have_value(checked_team.password)
         page.get_by_role("button", name="Sign in").click()
         page.get_by_text(f"Signed in as {checked_team.viewer} (viewer)").wait_for(timeout=60_000)
         go_to(page, "import and edit", page.get_by_text("a viewer: editing is for editors"))

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import dashboard_page, shipped_workspace_in, streamlit_app
+from conftest import STORES, dashboard_page, shipped_served
 from playwright.sync_api import Browser, Frame, Page
 from playwright.sync_api import Error as PlaywrightError
 from test_browser import MAP_FRAME, url_param, wait_until
@@ -24,9 +24,11 @@ WINDOW = {"width": 1500, "height": 1000}
 View = tuple[float, float, float]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with streamlit_app(shipped_workspace_in(tmp_path_factory.mktemp("view"))) as url:
+@pytest.fixture(scope="module", params=STORES)
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    with shipped_served(request, tmp_path_factory.mktemp("view")) as url:
         yield url
 
 
