@@ -10,7 +10,7 @@ import shutil
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -355,8 +355,11 @@ class Workspace:
                 mine = (
                     _with_extras(fresh[name], tables[name], scenario.id) if layer else fresh[name]
                 )
-                frame = _concat(kept, mine)
-                _write(frame, temporary, name, layer.geometry_type if layer else None)
+                held = tables[name]
+                extra = held is not None and not set(held.columns) <= set(fresh[name].columns)
+                added = _added_types(self.path, name, fresh[name]) if extra else {}
+                frame, typed = _as_declared(_concat(kept, mine), added)
+                _write(frame, temporary, name, layer.geometry_type if layer else None, typed=typed)
             for name, (frame, geometry_type) in others.items():
                 _write(frame, temporary, name, geometry_type)
             add_time_indexes(temporary)
@@ -710,6 +713,41 @@ def _with_extras(fresh: pd.DataFrame, old: pd.DataFrame | None, scenario_id: str
     return merged
 
 
+_NULLABLE: dict[tuple[str, str], Any] = {
+    ("OFTInteger", "OFSTBoolean"): pd.BooleanDtype(),
+    ("OFTInteger", "OFSTInt16"): pd.Int16Dtype(),
+    ("OFTInteger", "OFSTNone"): pd.Int32Dtype(),
+    ("OFTInteger64", "OFSTNone"): pd.Int64Dtype(),
+}
+"""The pandas types that write back as GDAL read a field (pandas reads a whole number or a
+yes/no beside an empty cell as a float, which would be written back as REAL)."""
+
+
+def _added_types(path: Path, layer: str, fresh: pd.DataFrame) -> dict[str, Any]:
+    """The fields another program added to a layer (not in `fresh`) that hold whole numbers or
+    yes/no, each with the pandas type that writes it back as declared."""
+    info = pyogrio.read_info(path, layer=layer)
+    fields = zip(info["fields"], info["ogr_types"], info["ogr_subtypes"], strict=True)
+    return {
+        str(name): _NULLABLE[(kind, subtype)]
+        for name, kind, subtype in fields
+        if name not in fresh.columns and (kind, subtype) in _NULLABLE
+    }
+
+
+def _as_declared(frame: pd.DataFrame, types: dict[str, Any]) -> tuple[pd.DataFrame, set[str]]:
+    """The frame with each column of `types` in its type where its values allow (where not,
+    the column stays as read: a save is not refused for it), and the columns typed."""
+    typed = set()
+    for name, kind in types.items():
+        try:
+            frame[name] = frame[name].astype(kind)
+        except (TypeError, ValueError):
+            continue
+        typed.add(name)
+    return frame, typed
+
+
 def _numbered_after(kept: pd.DataFrame | None, rows: pd.DataFrame) -> pd.DataFrame:
     """Rows to add after `kept`, with the feature ids that follow its own (when it has them)."""
     if kept is None or FID not in kept.columns or kept.empty:
@@ -736,6 +774,7 @@ def _write(
     *,
     append: bool = False,
     arrow: bool = False,
+    typed: Collection[str] = (),
 ) -> None:
     """Write a frame as a layer, or add its rows to the layer (`append`).
 
@@ -754,18 +793,20 @@ def _write(
                 return
             except (pyarrow.ArrowInvalid, pyarrow.ArrowTypeError):
                 pass  # (raised while the frame is converted, before anything is written)
-        pyogrio.write_dataframe(_missing_as_none(frame), path, **options)
+        pyogrio.write_dataframe(_missing_as_none(frame, keep=typed), path, **options)
     except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, OSError) as error:
         raise WorkspaceError(f"{path}: cannot write layer {layer!r} ({error})") from error
 
 
-def _missing_as_none(frame: pd.DataFrame) -> pd.DataFrame:
+def _missing_as_none(frame: pd.DataFrame, keep: Collection[str]) -> pd.DataFrame:
     """The frame with pandas' nullable numbers as plain values and None (pyogrio's usual path
-    writes pandas' NA as the text '<NA>')."""
+    writes pandas' NA as the text '<NA>'), but for the columns to `keep` typed (pyogrio writes
+    a nullable whole number or yes/no as such, NA as NULL)."""
     nullable = [
         name
         for name in frame.columns
-        if name != "geometry" and isinstance(frame[name].dtype, pd.api.extensions.ExtensionDtype)
+        if name != "geometry" and name not in keep
+        and isinstance(frame[name].dtype, pd.api.extensions.ExtensionDtype)
         and is_numeric_dtype(frame[name].dtype)
     ]  # fmt: skip
     if not nullable:

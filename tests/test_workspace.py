@@ -120,7 +120,9 @@ def test_failed_save_leaves_file_as_it_was(
     real_write = geo.workspace._write
     calls: list[str] = []
 
-    def failing_write(frame: Any, path: Path, layer: str, geometry_type: str | None) -> None:
+    def failing_write(
+        frame: Any, path: Path, layer: str, geometry_type: str | None, **options: Any
+    ) -> None:
         calls.append(layer)
         if len(calls) == 3:
             raise WorkspaceError(f"{path}: disk full while writing {layer!r}")
@@ -142,7 +144,7 @@ def test_failed_save_leaves_file_as_it_was(
 def test_failed_first_save_leaves_no_file(
     workspace: Workspace, tiny: Scenario, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def failing_write(*args: object) -> None:
+    def failing_write(*args: object, **options: object) -> None:
         raise WorkspaceError("cannot write")
 
     monkeypatch.setattr(geo.workspace, "_write", failing_write)
