@@ -19,7 +19,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 import pytest
-from playwright.sync_api import Browser, Page, Route, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, Route, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from geo.chromium import LAUNCH_ARGS, find_chromium
 from geo.records import Scenario
@@ -122,29 +123,31 @@ def checked_postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         shutil.chown(folder, "postgres")
         shutil.chown(folder / "password", "postgres")
     data = folder / "data"
-    subprocess.run([*as_postgres, str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres",
-                    "-A", "scram-sha-256", f"--pwfile={folder / 'password'}", "-E", "UTF8",
-                    "--no-sync", "--no-instructions"], check=True, capture_output=True)  # fmt: skip
-    for _attempt in range(5):  # (another process may take the port first)
-        port = free_port()
-        options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off"
-        started = subprocess.run([*as_postgres, str(bin_dir / "pg_ctl"), "-D", str(data), "-o",
-                                  options, "-l", str(folder / "log"), "-w", "start"],
-                                 capture_output=True)  # fmt: skip
-        if started.returncode == 0:
-            break
-    else:
-        pytest.fail(f"the checked PostgreSQL did not start: {(folder / 'log').read_text()}")
-    owner = f"postgresql://postgres:{password}@127.0.0.1:{port}"
-    try:
+    try:  # (stopped and removed however far it got: initdb or a start may fail)
+        initdb = [str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "-A",
+                  "scram-sha-256", f"--pwfile={folder / 'password'}", "-E", "UTF8", "--no-sync",
+                  "--no-instructions"]  # fmt: skip
+        subprocess.run([*as_postgres, *initdb], check=True, capture_output=True)
+        for _attempt in range(5):  # (another process may take the port first)
+            port = free_port()
+            options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off"
+            started = subprocess.run([*as_postgres, str(bin_dir / "pg_ctl"), "-D", str(data),
+                                      "-o", options, "-l", str(folder / "log"), "-w", "start"],
+                                     capture_output=True)  # fmt: skip
+            if started.returncode == 0:
+                break
+        else:
+            pytest.fail(f"the checked PostgreSQL did not start: {(folder / 'log').read_text()}")
+        owner = f"postgresql://postgres:{password}@127.0.0.1:{port}"
         with psycopg.connect(f"{owner}/postgres", autocommit=True) as connection:
             connection.execute("CREATE DATABASE corridor")
         with psycopg.connect(f"{owner}/corridor", autocommit=True) as connection:
             connection.execute("CREATE EXTENSION postgis")
         yield f"{owner}/corridor"
     finally:
-        subprocess.run([*as_postgres, str(bin_dir / "pg_ctl"), "-D", str(data), "-m",
-                        "immediate", "stop"], capture_output=True)  # fmt: skip
+        if data.exists():  # (a start that timed out may still have a server running)
+            subprocess.run([*as_postgres, str(bin_dir / "pg_ctl"), "-D", str(data), "-m",
+                            "immediate", "stop"], capture_output=True)  # fmt: skip
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -401,6 +404,20 @@ def dashboard_page(
     finally:
         show_page_if_failed(request, opened)
         context.close()
+
+
+def click_until(target: Locator, ready: Locator, *, tries: int = 3) -> None:
+    """Click `target` (a tab, a page link) until `ready` shows: a click made while the page is
+    redrawn by a rerun (the one for a name just typed, the one after signing in) is lost when
+    the cores are busy. Fails as `ready.wait_for` does after the last try."""
+    for _ in range(tries):
+        target.click()
+        try:
+            ready.wait_for(timeout=12_000)
+            return
+        except PlaywrightTimeout:
+            continue
+    ready.wait_for(timeout=30_000)
 
 
 def workspace_of(folder: Path, scenario: Scenario) -> Workspace:

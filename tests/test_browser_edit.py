@@ -8,8 +8,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import ROOT, dashboard_page, postgis_schema, streamlit_app
-from playwright.sync_api import Browser, Locator, Page
+from conftest import ROOT, click_until, dashboard_page, postgis_schema, streamlit_app
+from playwright.sync_api import Browser, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_browser import MAP_FRAME
 
@@ -69,19 +69,6 @@ def settled(page: Page) -> None:
     running.wait_for(state="hidden", timeout=60_000)
 
 
-def open_tab(page: Page, name: str, ready: Locator) -> None:
-    """Click the tab until `ready` shows: the rerun for the name just typed may redraw the tabs
-    as one is clicked (seen with the cores busy), and the click is lost."""
-    for _ in range(3):
-        page.get_by_role("tab", name=name).click()
-        try:
-            ready.wait_for(timeout=10_000)
-            return
-        except PlaywrightTimeout:
-            continue
-    ready.wait_for(timeout=30_000)
-
-
 def metric(page: Page, label: str) -> str:
     box = page.locator("[data-testid='stMetric']", has_text=label)
     return box.locator("[data-testid='stMetricValue']").inner_text(timeout=30_000)
@@ -131,7 +118,7 @@ def test_upload_add_then_undo(server: str, page: Page, workspace: Workspace) -> 
     [change] = {c.batch: c for c in changes.history(workspace)}.values()
     assert change.who == "browser-test"
     undo = page.get_by_role("button", name="Undo my last change")
-    open_tab(page, "Changes", undo)
+    click_until(page.get_by_role("tab", name="Changes"), undo)
     undo.click()
     page.get_by_text("Undone.").wait_for(timeout=30_000)
     assert "ramouseh" not in {p.id for p in workspace.load().places}
@@ -220,7 +207,7 @@ def type_in_convoy_table(page: Page, ids: list[str], convoy: str, field: str, te
     editor = page.locator("textarea:not([disabled])").filter(visible=True)
     for _ in range(5):  # the grid may be redrawn by a rerun just as it is clicked: try again
         # (again each time: arrow keys pressed while a tab has the focus switch tabs)
-        open_tab(page, "Edit convoys", grid.first)
+        click_until(page.get_by_role("tab", name="Edit convoys"), grid.first)
         settled(page)
         box = grid.first.bounding_box()
         assert box is not None
@@ -254,7 +241,7 @@ def test_a_zone_drawn_on_the_map_is_saved_with_its_facts(
     open_page(page, server)
     frame = page.frame_locator(MAP_FRAME).last
     tool = frame.locator(".leaflet-draw-draw-rectangle")
-    open_tab(page, "Draw", tool)
+    click_until(page.get_by_role("tab", name="Draw"), tool)
     tool.click()
     box = page.locator(MAP_FRAME).last.bounding_box()
     assert box is not None
@@ -356,7 +343,7 @@ def test_drafts_added_from_a_report_are_undone_by_who_added_them(
     name = page.get_by_label("Your name (for the change log)", exact=True)
     assert name.input_value() == "desk-editor"
     undo = page.get_by_role("button", name="Undo my last change (convoys from")
-    open_tab(page, "Changes", undo)
+    click_until(page.get_by_role("tab", name="Changes"), undo)
     undo.click()
     page.get_by_text("Undone.").wait_for(timeout=30_000)
     assert not any("Idlib" in c.label and "Convoy 1" in c.label for c in workspace.load().convoys)

@@ -17,12 +17,12 @@ import pytest
 from conftest import (
     POSTGIS,
     SHIPPED_DIR,
+    click_until,
     dashboard_page,
     postgis_schema,
     streamlit_app,
 )
-from playwright.sync_api import Browser, Locator, Page, expect
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import Browser, expect
 from psycopg import sql
 from streamlit.testing.v1 import AppTest
 
@@ -126,28 +126,21 @@ def test_a_viewer_signed_in_in_the_browser_gets_no_edit_controls(
         expect(password).to_have_value(checked_team.password)
         page.get_by_role("button", name="Sign in").click()
         page.get_by_text(f"Signed in as {checked_team.viewer} (viewer)").wait_for(timeout=60_000)
-        go_to(page, "import and edit", page.get_by_text("a viewer: editing is for editors"))
+        click_until(
+            page.get_by_role("link", name="import and edit"),
+            page.get_by_text("a viewer: editing is for editors"),
+        )
         page.wait_for_timeout(3_000)  # and nothing to edit comes after
         assert page.get_by_role("tab").count() == 0
         assert page.get_by_role("button", name="Undo").count() == 0
         assert page.locator("input[type='file']").count() == 0
         assert checked_team.password not in page.content()
-        go_to(page, "from a report", page.get_by_role("heading", name="From a report"))
+        click_until(
+            page.get_by_role("link", name="from a report"),
+            page.get_by_role("heading", name="From a report"),
+        )
         page.wait_for_timeout(2_000)
         assert page.get_by_role("button", name="Add to workspace").count() == 0
-
-
-def go_to(page: Page, link: str, ready: Locator) -> None:
-    """Follow a page link in the sidebar until `ready` shows: a click made while the page is
-    still being redrawn (a rerun after signing in, with the cores busy) can be lost."""
-    for _ in range(3):
-        page.get_by_role("link", name=link).click()
-        try:
-            ready.wait_for(timeout=15_000)
-            return
-        except PlaywrightTimeout:
-            continue
-    ready.wait_for(timeout=30_000)
 
 
 def test_a_viewer_sees_no_edit_controls(viewer_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
