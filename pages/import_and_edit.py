@@ -19,7 +19,9 @@ from geo.scenario import iso_local
 from geo.settings import Settings
 from geo.workspace import Workspace
 from pages.shared.session import (
+    READ_MARK,
     SERVED_EVENTS,
+    forget_read_marks,
     published_assets,
     save,
     sign_in_form,
@@ -52,7 +54,7 @@ def open_workspace() -> tuple[Workspace, Scenario] | None:
     try:
         ids = workspace.scenario_ids()
         chosen = st.sidebar.selectbox("Scenario", ids, key="edit_scenario")
-        marked = f"convoys_read:{chosen}"  # where the log stood before what is shown was read
+        marked = READ_MARK.format(scenario=chosen)  # (before what is shown was read)
         if marked not in ss:
             ss[marked] = changes.read_mark(workspace)
         return workspace, workspace.load(chosen)
@@ -171,7 +173,7 @@ def convoy_editor(workspace: Workspace, scenario: Scenario, user: str) -> None:
         name: st.column_config.SelectboxColumn(options=options, required=True)
         for name, options in choices.items()
     }
-    marked = f"convoys_read:{scenario.id}"  # (taken before the scenario was read)
+    marked = READ_MARK.format(scenario=scenario.id)  # (taken before the scenario was read)
     edited = st.data_editor(
         before,
         key=f"convoy_editor:{scenario.id}:{ss.get('convoy_saves', 0)}",
@@ -210,8 +212,7 @@ def commit(
 def fresh_table() -> None:
     """The convoy table shown anew from the workspace (its edits saved or undone)."""
     ss.convoy_saves = ss.get("convoy_saves", 0) + 1
-    for key in [key for key in ss if str(key).startswith("convoys_read:")]:
-        del ss[key]
+    forget_read_marks()
 
 
 # --- drawing --------------------------------------------------------------------------------

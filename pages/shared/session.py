@@ -95,11 +95,21 @@ def _signed_in_as(url: str | None) -> None:
         ss.pop("signed_in_url", None)
     else:
         ss.signed_in_url = url
-    for key in [k for k in ss if str(k).startswith("convoys_read:")]:
-        del ss[key]
+    forget_read_marks()
     for key in ("prepared_read", "prepared_key"):
         ss.pop(key, None)
     st.rerun(scope="app")
+
+
+READ_MARK = "convoys_read:{scenario}"
+"""Where the change log stood when the convoy table shown was read (the session's key)."""
+
+
+def forget_read_marks() -> None:
+    """Forget where the log stood for every scenario: the next table shown is read anew."""
+    ss = st.session_state
+    for key in [k for k in ss if str(k).startswith(READ_MARK.format(scenario=""))]:
+        del ss[key]
 
 
 def viewer_only(workspace: Workspace) -> bool:
