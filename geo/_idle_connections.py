@@ -13,6 +13,7 @@ ended since (a restart) fails its first statement and is replaced by a new one.
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 import time
@@ -73,3 +74,6 @@ def _close_stale() -> None:
     for _, owner, _, connection in closing:
         if owner == pid:
             connection.close()
+
+
+atexit.register(forget)  # (closed as the process ends, not left to the garbage collector)

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import psycopg
 import pyarrow as pa
@@ -30,18 +30,17 @@ from geo import _idle_connections
 from geo._atomic import atomic_path
 from geo.errors import WorkspaceError, WorkspaceLockedError
 from geo.settings import POSTGIS_SCHEMES
+from geo.workspace import FID, GEOCODE_CACHE_LAYER, POSITIONS_LAYER, SCENARIO_ID, TIME_FIELDS
 
 URL_SCHEMES = POSTGIS_SCHEMES
 CONNECT_SECONDS = 5
 """How long a connection may take before the database counts as unreachable."""
 REGISTRY = "corridor_layers"
 """The table that lists a PostGIS workspace's layers, in their GeoPackage order."""
-FID = "fid"
 GEOMETRY = "geom"
 SRID = 4326
-INDEXED_TIMES = {"events": "date", "positions": "time"}
-"""The layers read by time window, and each one's time field (as `geo.workspace.TIME_FIELDS`)."""
-SCENARIO_ID = "scenario_id"
+INDEXED_TIMES = TIME_FIELDS
+"""The layers read by time window, and each one's time field."""
 
 # Arrow type → PostgreSQL type, and back (one each way, so a round trip keeps the type).
 _TO_SQL: dict[pa.DataType, str] = {
@@ -120,20 +119,22 @@ def with_login(url: str, role: str, password: str) -> str:
     """The URL with another role and password in it (host, database and options kept; any
     login the URL's query names, a password file or a service dropped, so that the role and
     password typed are the ones PostgreSQL checks)."""
-    parts = urlsplit(url)
+    parts = urlsplit(without_login(url))
     login = f"{quote(role, safe='')}:{quote(password, safe='')}"
-    host = parts.netloc.rpartition("@")[2]
-    kept = [(k, v) for k, v in parse_qsl(parts.query) if k.lower() not in LOGIN_PARAMETERS]
-    return parts._replace(netloc=f"{login}@{host}", query=urlencode(kept, quote_via=quote)).geturl()
+    return parts._replace(netloc=f"{login}@{parts.netloc}").geturl()
 
 
 def without_login(url: str) -> str:
     """The URL's database and options without any role or password: what sessions signed in
     as different roles share (the workspace's notifications, say)."""
     parts = urlsplit(url)
-    kept = [(k, v) for k, v in parse_qsl(parts.query) if k.lower() not in LOGIN_PARAMETERS]
+    kept = [  # (as written: libpq reads a '+' as a plus, not a space, and keeps empty values)
+        pair
+        for pair in parts.query.split("&")
+        if pair and unquote(pair.partition("=")[0]).lower() not in LOGIN_PARAMETERS
+    ]
     host = parts.netloc.rpartition("@")[2]
-    return parts._replace(netloc=host, query=urlencode(kept, quote_via=quote)).geturl()
+    return parts._replace(netloc=host, query="&".join(kept)).geturl()
 
 
 @contextlib.contextmanager
@@ -469,7 +470,7 @@ it (Corridor, QGIS, psql), adds one to the workspace's version and notifies CHAN
 as the one who changed the layer (not as its maker: a definer's rights, with a schema taken
 from the trigger, would let anyone who may create a table run SQL as the maker); an editor
 may update the version (`geo.team`)."""
-UNTRACKED = frozenset({"positions", "geocode_cache"})
+UNTRACKED = frozenset({POSITIONS_LAYER, GEOCODE_CACHE_LAYER})
 """Layers no scenario is read from: their rows change neither the version nor anyone's page
 (live tracking refreshes its own layer; a position every few seconds would reload the map)."""
 _TOUCHED_FUNCTION = """

@@ -29,11 +29,12 @@ from geo import _schema as s
 from geo import postgis
 from geo.errors import WorkspaceError, WorkspaceLockedError
 from geo.event_table import EventTable
-from geo.postgis import FID, GEOMETRY, LayerInfo
+from geo.postgis import GEOMETRY, LayerInfo
 from geo.records import Scenario
 from geo.settings import CACHE_DIR
 from geo.workspace import (
     CRS,
+    FID,
     LAYERS,
     LOCK_SECONDS,
     SCENARIO_ID,

@@ -27,6 +27,7 @@ from psycopg import sql
 
 from geo import postgis
 from geo.errors import WorkspaceError
+from geo.workspace import FID, GEOCODE_CACHE_LAYER, POSITIONS_LAYER
 
 VIEWER, EDITOR, ADMIN = "corridor_viewer", "corridor_editor", "corridor_admin"
 ROLES = {"viewer": VIEWER, "editor": EDITOR, "admin": ADMIN}
@@ -108,12 +109,12 @@ def _group_roles(connection: psycopg.Connection[Any], done: list[str]) -> None:
 
 GROWING = {
     CHANGES: (None, CHANGE_COLUMNS),
-    "positions": ("Point", {
+    POSITIONS_LAYER: ("Point", {
         "scenario_id": pa.string(), "convoy": pa.string(), "time": pa.timestamp("ms", tz="UTC"),
         "latitude": pa.float64(), "longitude": pa.float64(), "speed_kmh": pa.float64(),
         "note": pa.string(),
     }.items()),
-    "geocode_cache": (None, {
+    GEOCODE_CACHE_LAYER: (None, {
         "key": pa.string(), "answer": pa.string(), "asked_at": pa.timestamp("ms", tz="UTC"),
     }.items()),
 }  # fmt: skip
@@ -129,7 +130,7 @@ def _change_log(connection: psycopg.Connection[Any], done: list[str]) -> None:
         if name in held:
             continue
         empty = pa.table(
-            {postgis.FID: pa.array([], pa.int64())}
+            {FID: pa.array([], pa.int64())}
             | {column: pa.array([], kind) for column, kind in columns}
             | ({postgis.GEOMETRY: pa.array([], pa.binary())} if geometry_type else {})
         )

@@ -391,6 +391,10 @@ def test_a_login_typed_in_replaces_every_other_the_url_could_bring() -> None:
         "postgresql://db.example:5432/team?options=-c%20search_path%3Dteam%2Cpublic&sslmode=require"
     )
     assert postgis.without_login(signed) == postgis.without_login(url) == shared
+    written = "postgresql://h/db?application_name=desk+one&sslrootcert=&USER=x"
+    kept = postgis.with_login(written, "amal", "pw")
+    assert kept == "postgresql://amal:pw@h/db?application_name=desk+one&sslrootcert="
+    assert psycopg.conninfo.conninfo_to_dict(kept)["application_name"] == "desk+one"
 
 
 def backend(url: str, **options: Any) -> int:
