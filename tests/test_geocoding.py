@@ -29,6 +29,7 @@ from geo.errors import GeocodingUnavailableError, ValidationError
 from geo.geocoding import OfflineGeocoder, haversine_km
 from geo.names import normalise
 from geo.online import Fallback
+from geo.workspace import Workspace
 
 DATA = Path(__file__).parent / "data" / "geocoding"
 TINY = DATA / "tiny-gazetteer.csv"
@@ -641,14 +642,15 @@ def test_the_fallback_passes_options_to_the_first_geocoder_and_reverses_with_it(
 
 
 def test_the_command_line_asks_online_through_the_workspace_cache(
-    tmp_path: Path,
+    new_workspace: Workspace,
     monkeypatch: pytest.MonkeyPatch,
     online: FakeOnline,
     sleeps: list[float],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """In each store: a GeoPackage not made yet, an empty PostGIS schema."""
     monkeypatch.setattr("geo.online.nominatim", lambda: online)
-    workspace = tmp_path / "workspace.gpkg"
+    workspace = new_workspace.location
     command = ["geocode", NONSENSE, "--online", "--json", "--workspace", str(workspace)]
     assert main(command) == 0
     assert main(command) == 0  # the second run reads the answer kept in the workspace
