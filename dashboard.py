@@ -101,6 +101,7 @@ def watch_workspace() -> None:
     @st.fragment(run_every=WATCH_SECONDS)
     def watch() -> None:
         if listener.problem:
+            listener.offer(location)
             st.sidebar.warning(t("Not connected to the team workspace: {problem}; reconnecting.",
                                  problem=listener.problem))  # fmt: skip
         seen = ss.setdefault("workspace_seen", listener.count)

@@ -564,6 +564,13 @@ class Listener:
         self._stop.set()
         self._thread.join(timeout=5)
 
+    def offer(self, url: str) -> None:
+        """Another session's login, listened with from the next try when this one's fails (the
+        role it was first given dropped since, its password changed): one session signed in
+        anew keeps every page on the server live."""
+        if self.problem and url != self.url:
+            self.url = url
+
     def _run(self) -> None:
         while not self._stop.is_set():
             try:

@@ -448,3 +448,35 @@ def test_connections_kept_are_few_and_not_a_fork_s(schema: str) -> None:
     assert not any(connection.closed for connection in parent_s)  # (…nor closed from here)
     for connection in parent_s:
         connection.close()
+
+
+def test_a_listener_whose_login_fails_listens_with_another_session_s(
+    tiny_in_postgis: Workspace, tiny: Any
+) -> None:
+    """The role the server's listener was first given is dropped (or its password changed): a
+    session still signed in offers its own login, and the pages are live again."""
+    import time
+
+    from geo.postgis_store import Listener
+
+    url = str(tiny_in_postgis.location)
+    gone = url.replace("://postgres@", "://no_such_role_any_more@", 1)
+    listener = Listener(gone)
+    listener.RETRY_SECONDS = 0.2
+    try:
+        deadline = time.monotonic() + 10
+        while not listener.problem and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "no_such_role_any_more" in listener.problem
+        listener.offer(url)
+        while listener.problem and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert listener.problem == ""
+        back = listener.count  # (moved on reconnecting: writes meanwhile are read again)
+        changes.commit(tiny_in_postgis, "tiny", [Edit("update", "convoys", "c1",
+                       {"status": "halted"})], who="ana")  # fmt: skip
+        while listener.count == back and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert listener.count > back
+    finally:
+        listener.stop()
