@@ -53,6 +53,24 @@ class Members:
 def init(url: str, members: Members = Members()) -> list[str]:
     """Create the group roles where missing, grant them on the workspace's schema, put the
     change log under row-level security, and add the members; what was done, line by line."""
+    try:
+        return _init(url, members)
+    except _Raced:  # (an init on another database made a role meanwhile: now it is seen)
+        pass
+    try:
+        return _init(url, members)
+    except _Raced as raced:
+        raise WorkspaceError(
+            f"{postgis.shown(url)}: another team init made the same roles at the same time "
+            f"({raced}); run it again"
+        ) from None
+
+
+class _Raced(Exception):
+    """A role or grant another transaction made after this one looked for it."""
+
+
+def _init(url: str, members: Members) -> list[str]:
     done: list[str] = []
     with postgis.connect(url) as connection:
         if not postgis.layers(connection):
@@ -61,7 +79,8 @@ def init(url: str, members: Members = Members()) -> list[str]:
                 "first (python -m geo workspace copy WORKSPACE.gpkg URL)"
             )
         schema = str(_one(connection, "SELECT current_schema()"))
-        # (roles are the cluster's: two inits at once would both create or grant them)
+        # (two inits of one database at once wait for each other; roles are the cluster's, so
+        # one on another database may still make a role between a look and a CREATE: _Raced)
         connection.execute("SELECT pg_advisory_xact_lock(hashtext('corridor:team init'))")
         try:
             _group_roles(connection, done)
@@ -71,6 +90,8 @@ def init(url: str, members: Members = Members()) -> list[str]:
             for group, names in ((VIEWER, members.viewers), (EDITOR, members.editors),
                                  (ADMIN, members.admins)):  # fmt: skip
                 _add_members(connection, group, names, done)
+        except (psycopg.errors.DuplicateObject, psycopg.errors.UniqueViolation) as error:
+            raise _Raced(postgis.reason(error)) from None
         except psycopg.errors.InsufficientPrivilege as error:
             raise WorkspaceError(
                 f"{postgis.shown(url)}: team init needs a role that may create roles and own "

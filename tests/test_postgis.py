@@ -271,6 +271,26 @@ def test_an_editor_undoes_only_its_own_batches_and_an_admin_anyone_s(
         assert [row[0] for row in undone] == ["undo-mine", "admin-undo"]
 
 
+def test_team_init_made_while_another_makes_the_same_roles_goes_through(
+    rich_workspace: Path, schema: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An init on another database of the server makes the group roles between this one's
+    look and its CREATE ROLE (roles are the cluster's): this one runs again and sees them."""
+    postgis.copy_workspace(rich_workspace, schema)
+    team.init(schema)  # (the roles exist from here on)
+    looks: list[str] = []
+    real = team._role_exists
+
+    def stale_first_look(connection: Any, name: str) -> bool:
+        looks.append(name)
+        return real(connection, name) if len(looks) > 1 else False
+
+    monkeypatch.setattr(team, "_role_exists", stale_first_look)
+    done = team.init(schema)
+    assert looks[0] == team.VIEWER
+    assert f"role {team.VIEWER} created" not in done
+
+
 def test_team_init_needs_a_workspace(schema: str) -> None:
     with pytest.raises(WorkspaceError, match="holds no Corridor workspace to share"):
         team.init(schema)
