@@ -6,7 +6,8 @@ workspace holding them as one scenario, written by `Workspace.save`), then times
 the dashboard and exports make (`geo.windows.rows_in` for the workspace): a week over the
 whole country, a month around Aleppo, a day at the zoom of a city,
 each returning the columns the map draws. Prints write times, file sizes and query medians
-(of `--repeat` runs, each from a fresh connection); `--rows 1000000` sets N.
+(of `--repeat` runs; PostGIS on a connection kept between them, as the dashboard's);
+`--rows 1000000` sets N.
 
 DuckDB is not a Corridor requirement: this script says so and skips it when it is missing
 (`pip install duckdb` to compare).
