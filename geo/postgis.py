@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyogrio
 import shapely
 from psycopg import sql
+from psycopg.conninfo import make_conninfo
 
 from geo import _idle_connections
 from geo._atomic import atomic_path
@@ -35,6 +36,18 @@ from geo.workspace import FID, GEOCODE_CACHE_LAYER, POSITIONS_LAYER, SCENARIO_ID
 URL_SCHEMES = POSTGIS_SCHEMES
 CONNECT_SECONDS = 5
 """How long a connection may take before the database counts as unreachable."""
+LINK_OPTIONS: dict[str, Any] = {
+    "connect_timeout": CONNECT_SECONDS,
+    "tcp_user_timeout": 15_000,
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+}
+"""libpq's options for every connection: a server that vanished without closing the link (a
+laptop asleep, a VPN gone) is found out in about 25 s when the link is idle (the listener's)
+and 15 s when something sent waits unanswered (a kept connection's first statement), where
+TCP alone would wait for many minutes."""
 REGISTRY = "corridor_layers"
 """The table that lists a PostGIS workspace's layers, in their GeoPackage order."""
 GEOMETRY = "geom"
@@ -95,6 +108,11 @@ _COPY_TYPES = {
 _GEOMETRY_TYPES = ("Point", "LineString", "Polygon", "MultiPoint", "MultiLineString",
                    "MultiPolygon", "GeometryCollection")  # fmt: skip
 """OGR's geometry type names that PostGIS types a column with; "Unknown" is any geometry."""
+
+
+def linked(url: str) -> str:
+    """The connection string for `url` with LINK_OPTIONS (they override the URL's own)."""
+    return make_conninfo(url, **LINK_OPTIONS)
 
 
 def is_url(location: str | Path) -> bool:
@@ -182,7 +200,7 @@ def _connection(
         except psycopg.Error:  # (the server ended it since: a restart, an administrator)
             connection.close()
     try:
-        connection = psycopg.connect(url, connect_timeout=CONNECT_SECONDS, prepare_threshold=None)
+        connection = psycopg.connect(linked(url), prepare_threshold=None)
     except psycopg.Error as error:
         raise WorkspaceError(
             f"{shown(url)}: cannot connect to PostgreSQL ({reason(error)})"

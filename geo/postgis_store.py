@@ -580,9 +580,7 @@ class Listener:
                 self._stop.wait(self.RETRY_SECONDS)
 
     def _listen(self) -> None:
-        with psycopg.connect(
-            self.url, autocommit=True, connect_timeout=postgis.CONNECT_SECONDS
-        ) as connection:
+        with psycopg.connect(postgis.linked(self.url), autocommit=True) as connection:
             row = connection.execute("SELECT current_schema()").fetchone()
             schema = str(row[0]) if row else ""
             connection.execute(sql.SQL("LISTEN {}").format(sql.Identifier(postgis.CHANNEL)))

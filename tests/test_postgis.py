@@ -500,3 +500,22 @@ def test_a_listener_whose_login_fails_listens_with_another_session_s(
         assert listener.count > back
     finally:
         listener.stop()
+
+
+def test_connections_find_out_a_server_that_vanished_without_closing_the_link(
+    schema: str,
+) -> None:
+    """Keepalives and an unanswered-data timeout on every connection, the listener's too: a
+    kept connection's first statement, or an idle link, to a server gone without a word (a
+    VPN dropped) fail in seconds, not after TCP's many minutes."""
+    with postgis.connect(schema) as connection:
+        sent = psycopg.conninfo.conninfo_to_dict(connection.info.dsn)
+    assert sent["keepalives"] == "1"
+    assert int(sent["tcp_user_timeout"]) <= 30_000
+    idle = int(sent["keepalives_idle"])
+    assert idle + int(sent["keepalives_interval"]) * int(sent["keepalives_count"]) <= 60
+    assert "search_path" in sent["options"]  # (the URL's own options kept)
+    listened = psycopg.conninfo.conninfo_to_dict(postgis.linked(schema))  # (the listener's)
+    assert {name: listened[name] for name in postgis.LINK_OPTIONS} == {
+        name: str(value) for name, value in postgis.LINK_OPTIONS.items()
+    }
