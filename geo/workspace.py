@@ -355,9 +355,7 @@ class Workspace:
                 mine = (
                     _with_extras(fresh[name], tables[name], scenario.id) if layer else fresh[name]
                 )
-                held = tables[name]
-                extra = held is not None and not set(held.columns) <= set(fresh[name].columns)
-                added = _added_types(self.path, name, fresh[name]) if extra else {}
+                added = _added_types(self.path, name, mine, fresh[name]) if layer else {}
                 frame, typed = _as_declared(_concat(kept, mine), added)
                 _write(frame, temporary, name, layer.geometry_type if layer else None, typed=typed)
             for name, (frame, geometry_type) in others.items():
@@ -723,15 +721,21 @@ _NULLABLE: dict[tuple[str, str], Any] = {
 yes/no beside an empty cell as a float, which would be written back as REAL)."""
 
 
-def _added_types(path: Path, layer: str, fresh: pd.DataFrame) -> dict[str, Any]:
-    """The fields another program added to a layer (not in `fresh`) that hold whole numbers or
-    yes/no, each with the pandas type that writes it back as declared."""
+def _added_types(
+    path: Path, layer: str, written: pd.DataFrame, fresh: pd.DataFrame
+) -> dict[str, Any]:
+    """The fields another program added to a layer that the rows `written` carry (those not in
+    `fresh`) and that hold whole numbers or yes/no, each with the pandas type that writes it
+    back as declared (the layer's field list is read only when there are such columns)."""
+    extra = set(written.columns) - set(fresh.columns)
+    if not extra:
+        return {}
     info = pyogrio.read_info(path, layer=layer)
     fields = zip(info["fields"], info["ogr_types"], info["ogr_subtypes"], strict=True)
     return {
         str(name): _NULLABLE[(kind, subtype)]
         for name, kind, subtype in fields
-        if name not in fresh.columns and (kind, subtype) in _NULLABLE
+        if name in extra and (kind, subtype) in _NULLABLE
     }
 
 
@@ -742,7 +746,7 @@ def _as_declared(frame: pd.DataFrame, types: dict[str, Any]) -> tuple[pd.DataFra
     for name, kind in types.items():
         try:
             frame[name] = frame[name].astype(kind)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             continue
         typed.add(name)
     return frame, typed

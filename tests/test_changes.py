@@ -545,6 +545,7 @@ def test_columns_added_in_qgis_keep_their_types_through_edits_and_saves(
             db.execute(f"ALTER TABLE convoys ADD COLUMN {name} {kind}")
         filled = ", ".join(f"{n} = {c}" for n, c in zip(added, cells, strict=True))
         db.execute(f"UPDATE convoys SET {filled} WHERE id = 'c1'")
+        db.execute("ALTER TABLE scenarios ADD COLUMN priority INTEGER")  # (a whole save failed)
 
     def declared() -> dict[str, tuple[str, list[Any]]]:
         with sqlite3.connect(workspace.path) as db:
