@@ -175,12 +175,17 @@ def connect(
             yield connection
             connection.commit()
     except BaseException:
-        connection.close()  # (rolls back; one the server ended, or a write cut off, is gone)
+        _idle_connections.discard(connection)  # (rolls back; one the server ended is gone)
         raise
     if kept:
         _idle_connections.give_back(url, connection)
     else:
         connection.close()
+
+
+def forget_kept(url: str) -> None:
+    """Close the connections kept for `url` (a session signed out: its login goes with it)."""
+    _idle_connections.forget(url)
 
 
 _BEGIN = "SET TIME ZONE 'UTC'"
@@ -194,11 +199,13 @@ def _connection(
     new one."""
     while kept and (connection := _idle_connections.take(url)) is not None:
         try:
-            connection.isolation_level = isolation
-            connection.execute(_BEGIN)
+            _begin(connection, isolation)
             return connection
-        except psycopg.Error:  # (the server ended it since: a restart, an administrator)
-            connection.close()
+        except BaseException as error:
+            _idle_connections.discard(connection)
+            if not isinstance(error, psycopg.Error):
+                raise
+            # (else the server ended it since: a restart, an administrator; try the next)
     try:
         connection = psycopg.connect(linked(url), prepare_threshold=None)
     except psycopg.Error as error:
@@ -207,12 +214,16 @@ def _connection(
         ) from None
     try:
         with told(url):
-            connection.isolation_level = isolation
-            connection.execute(_BEGIN)
+            _begin(connection, isolation)
     except BaseException:
         connection.close()
         raise
     return connection
+
+
+def _begin(connection: psycopg.Connection[Any], isolation: psycopg.IsolationLevel | None) -> None:
+    connection.isolation_level = isolation
+    connection.execute(_BEGIN)
 
 
 @contextlib.contextmanager

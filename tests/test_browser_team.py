@@ -231,8 +231,15 @@ def test_a_session_signs_in_with_its_own_database_role_and_out_again(
     assert "a viewer: editing is for editors" in shown_text(app)
     assert not app.tabs
     app.switch_page("dashboard.py").run()
+    from geo import _idle_connections
+
+    def kept_for_the_viewer() -> int:
+        return sum(f"{checked_team.viewer}:" in k.url for k in _idle_connections._kept)
+
+    assert kept_for_the_viewer() > 0
     app.button(key="sign_out").click().run()
     assert "Signed in as postgres (owner)" in shown_text(app)
+    assert kept_for_the_viewer() == 0  # (its login, password and all, kept no longer)
 
 
 def test_a_database_that_does_not_check_passwords_signs_no_one_in(

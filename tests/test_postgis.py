@@ -442,9 +442,10 @@ def test_a_kept_connection_the_server_ended_is_replaced_without_an_error(schema:
 def test_a_snapshot_s_isolation_and_a_failed_transaction_do_not_carry_over(schema: str) -> None:
     with postgis.connect(schema, snapshot=True) as connection:
         assert connection.execute("SHOW transaction_isolation").fetchone() == ("repeatable read",)
+        first = connection.info.backend_pid
     with postgis.connect(schema) as connection:
         assert connection.execute("SHOW transaction_isolation").fetchone() == ("read committed",)
-        first = connection.info.backend_pid
+        assert connection.info.backend_pid == first  # (the same connection, handed out again)
     refused = pytest.raises(WorkspaceError, match="PostgreSQL refused it")
     with refused, postgis.connect(schema) as connection:
         connection.execute("SELECT * FROM no_such_table")
@@ -452,6 +453,8 @@ def test_a_snapshot_s_isolation_and_a_failed_transaction_do_not_carry_over(schem
 
 
 def test_connections_kept_are_few_and_not_a_fork_s(schema: str) -> None:
+    import os
+
     from geo import _idle_connections
 
     opened = [postgis.connect(schema) for _ in range(_idle_connections.MOST_KEPT + 3)]
@@ -459,15 +462,38 @@ def test_connections_kept_are_few_and_not_a_fork_s(schema: str) -> None:
         each.__enter__()
     for each in reversed(opened):
         each.__exit__(None, None, None)
-    kept = [k for k in _idle_connections._kept if k[2] == schema]
+    kept = [k.connection for k in _idle_connections._kept if k.url == schema]
     assert len(kept) == _idle_connections.MOST_KEPT
-    assert sum(connection.closed for *_, connection in kept) == 0
-    _idle_connections._kept[:] = [(t, -1, url, c) for t, _, url, c in _idle_connections._kept]
-    parent_s = [c for *_, c in _idle_connections._kept]
-    assert _idle_connections.take(schema) is None  # (another process's: never handed out…)
-    assert not any(connection.closed for connection in parent_s)  # (…nor closed from here)
-    for connection in parent_s:
-        connection.close()
+    assert not any(connection.closed for connection in kept)
+    child = os.fork()
+    if child == 0:  # (a forked child: none of its parent's connections, none closed)
+        os._exit(0 if _idle_connections.take(schema) is None else 1)
+    assert os.waitpid(child, 0)[1] == 0
+    assert backend(schema) in {connection.info.backend_pid for connection in kept}
+
+
+def test_a_kept_connection_logs_in_again_after_its_lifetime_and_idle_ones_are_closed(
+    schema: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A busy session still logs in again every LIFETIME_SECONDS (a password changed or a
+    role made NOLOGIN takes effect); a process that reads no more closes what it kept."""
+    import time
+
+    from geo import _idle_connections
+
+    first = backend(schema)
+    assert backend(schema) == first
+    monkeypatch.setattr(_idle_connections, "LIFETIME_SECONDS", 0.0)
+    assert backend(schema) != first  # (too old when taken: closed, a new login)
+    monkeypatch.setattr(_idle_connections, "LIFETIME_SECONDS", 300.0)
+    monkeypatch.setattr(_idle_connections, "IDLE_SECONDS", 0.2)
+    monkeypatch.setattr(_idle_connections, "REAP_SECONDS", 0.1)
+    _idle_connections.forget()
+    backend(schema)  # (kept, and the reaper started)
+    deadline = time.monotonic() + 10
+    while _idle_connections._kept and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _idle_connections._kept == []
 
 
 def test_a_listener_whose_login_fails_listens_with_another_session_s(

@@ -92,7 +92,11 @@ def _signed_in_as(url: str | None) -> None:
     read (its marks in the change log, an import checked under its rights)."""
     ss = st.session_state
     if url is None:
-        ss.pop("signed_in_url", None)
+        from geo.postgis import forget_kept
+
+        signed_out = ss.pop("signed_in_url", None)
+        if signed_out:
+            forget_kept(signed_out)  # (its login, password and all, kept no longer)
     else:
         ss.signed_in_url = url
     forget_read_marks()
