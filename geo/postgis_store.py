@@ -576,7 +576,7 @@ class Listener:
             try:
                 self._listen()
             except Exception as error:  # noqa: BLE001 (any: the thread lives on, says why)
-                self.problem = f"{postgis.shown(self.url)}: {postgis.reason(error)}"
+                self.problem = f"{postgis.without_login(self.url)}: {postgis.reason(error)}"
                 self._stop.wait(self.RETRY_SECONDS)
 
     def _listen(self) -> None:
@@ -585,8 +585,8 @@ class Listener:
             schema = str(row[0]) if row else ""
             connection.execute(sql.SQL("LISTEN {}").format(sql.Identifier(postgis.CHANNEL)))
             if self.problem:
-                self.problem = ""
                 self.count += 1  # (back: what was written meanwhile is read again)
+                self.problem = ""
             while not self._stop.is_set():
                 for notice in connection.notifies(timeout=self.WAIT_SECONDS):
                     if notice.payload == schema:

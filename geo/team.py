@@ -61,8 +61,8 @@ def init(url: str, members: Members = Members()) -> list[str]:
         return _init(url, members)
     except _Raced as raced:
         raise WorkspaceError(
-            f"{postgis.shown(url)}: another team init made the same roles at the same time "
-            f"({raced}); run it again"
+            f"{postgis.shown(url)}: a role or grant team init makes was there already when it "
+            f"looked again ({raced}); if another team init was running, run this one again"
         ) from None
 
 

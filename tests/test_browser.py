@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,6 +12,7 @@ import pytest
 from conftest import ARTIFACTS, STORES, dashboard_page, shipped_served
 from playwright.sync_api import Browser, FrameLocator, Page
 from playwright.sync_api import Error as PlaywrightError
+from streamlit.proto.BackMsg_pb2 import BackMsg
 
 from geo.mapview import DEFAULT_LAYERS, ZONE_COLOURS
 from geo.records import Control
@@ -64,19 +64,18 @@ MAP_FRAME = "iframe[title='streamlit_folium.st_folium']"
 GOVERNMENT_PATH = f"path.leaflet-interactive[stroke='{ZONE_COLOURS[Control.GOVERNMENT]}']"
 
 
-def test_the_page_settles_after_loading(
-    server: str, page: Page, request: pytest.FixtureRequest
-) -> None:
+def test_the_page_settles_after_loading(server: str, page: Page) -> None:
     """The map's reported view goes back to it on the next run; a pixel's difference between
     the two must not make them answer each other for ever (it once reran every 0.7 s). On a
-    PostGIS workspace the page asks every WATCH_SECONDS (0.5 s) whether another analyst wrote (the
-    same message each time, which reruns one fragment); on a GeoPackage it sends nothing."""
-    watched = request.node.callspec.params["server"] == "postgis"
-    sent: list[tuple[float, bytes | str]] = []
-    page.on(
-        "websocket",
-        lambda socket: socket.on("framesent", lambda load: sent.append((time.monotonic(), load))),
-    )
+    PostGIS workspace the page also asks every WATCH_SECONDS whether another analyst wrote: a
+    rerun of that fragment alone (`is_auto_rerun`, with its fragment id), which is let be."""
+    sent: list[tuple[float, BackMsg]] = []
+
+    def note(load: bytes | str) -> None:
+        message = BackMsg.FromString(load if isinstance(load, bytes) else load.encode())
+        sent.append((time.monotonic(), message))
+
+    page.on("websocket", lambda socket: socket.on("framesent", note))
     page.goto(server, wait_until="domcontentloaded")
     frame = page.frame_locator(MAP_FRAME)
     frame.locator(
@@ -84,25 +83,22 @@ def test_the_page_settles_after_loading(
     ).first.wait_for(timeout=60_000)
     page.get_by_text("Disclaimer:").wait_for(timeout=30_000)
 
-    def last_seconds() -> list[tuple[float, bytes | str]]:
-        return [(at, load) for at, load in sent if time.monotonic() - at < 3.0]
-
-    def settled() -> bool:
-        recent = last_seconds()
-        if not watched:
-            return not recent
-        gaps = [b[0] - a[0] for a, b in itertools.pairwise(recent)]
-        return len({load for _, load in recent}) == 1 and all(gap > 0.4 for gap in gaps)
+    def asked() -> list[tuple[float, BackMsg]]:
+        """What the page sent other than the watch's look and Streamlit's heartbeat."""
+        return [(at, m) for at, m in sent if not (watch_look(m) or m.HasField("app_heartbeat"))]
 
     deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and not settled():
+    while time.monotonic() < deadline and time.monotonic() - max(at for at, _ in asked()) < 3.0:
         page.wait_for_timeout(250)
-    recent = last_seconds()
-    kinds = len({load for _, load in recent})
-    assert settled(), f"the page kept rerunning: {kinds} kinds of message, {len(recent)} in 3 s"
-    watch = {load for _, load in recent} if watched else set()
-    loading = [load for _, load in sent if load not in watch]
-    assert len(loading) <= 6, f"{len(loading)} messages to the server while loading"
+    last = max(at for at, _ in asked())
+    assert time.monotonic() - last >= 3.0, "the page kept rerunning the script"
+    assert len(asked()) <= 6, f"{len(asked())} messages to the server while loading"
+
+
+def watch_look(message: BackMsg) -> bool:
+    """Whether a message is a fragment's rerun on its own timer (`st.fragment(run_every=…)`)."""
+    state = message.rerun_script
+    return message.HasField("rerun_script") and bool(state.fragment_id) and state.is_auto_rerun
 
 
 def wait_until(page: Page, condition: Callable[[], T], what: str, seconds: float = 30) -> T:
