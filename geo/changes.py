@@ -6,7 +6,7 @@ import contextlib
 import json
 import math
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -36,10 +36,10 @@ from geo.errors import (
 from geo.event_table import EventTable, cells_json
 from geo.records import Scenario
 from geo.scenario import append_events, read_scenario, write_scenario
-from geo.workspace import LAYERS, Workspace
+from geo.workspace import KINDS_BY_NAME, Workspace
 
 CHANGES_LAYER = "changes"
-KINDS = {layer.kind.name: layer.kind for layer in LAYERS}
+KINDS = KINDS_BY_NAME
 Action = Literal["add", "update", "delete"]
 
 
@@ -62,6 +62,9 @@ class Edit:
     record: Any = field(default=None, compare=False, repr=False)
     """For an add: the record these cells were built into and checked as (an import's); only
     its references are checked again, against the ids the workspace holds when it is written."""
+    added_values: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    """For an add that undoes a delete: the values the record held in fields another program
+    added to the layer (QGIS, say), put back once it is written."""
 
 
 @dataclass(frozen=True)
@@ -173,7 +176,7 @@ def commit(
                 edited = _with_added(edited, added, subject=subject)
             stamp = _Stamp(uuid.uuid4().hex[:12], datetime.now(UTC).replace(microsecond=0),
                            who, scenario_id, note, undoes)  # fmt: skip
-            made = _differences(edited, edits, stamp)
+            made = _differences(edited, edits, stamp, _added_of(workspace, scenario_id, edits))
             log, changes = [_frame(made)], cast(Sequence[Change], made)
             if edited.added is not None:
                 written = written or [cells_json(edited.added, _text)]
@@ -182,22 +185,29 @@ def commit(
             if not changes:
                 return changes
             if last:
-                _write(workspace, edited, log, version)
+                _write(workspace, edited, log, version, edits)
                 return changes
         with workspace.transaction():
             if workspace.version() == version:  # else saved by someone else meanwhile: again
-                _write(workspace, edited, log, version)
+                _write(workspace, edited, log, version, edits)
                 return changes
     raise AssertionError("unreachable: the last try returns")
 
 
-def _write(workspace: Workspace, edited: _Edited, frames: list[pd.DataFrame], version: Any) -> None:
+def _write(
+    workspace: Workspace,
+    edited: _Edited,
+    frames: list[pd.DataFrame],
+    version: Any,
+    edits: Sequence[Edit],
+) -> None:
     frames = [frame for frame in frames if len(frame)] or frames[:1]
     log = {CHANGES_LAYER: pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]}
     if edited.whole:
         workspace.save(edited.scenario, append=log)
     else:
         workspace.write_records(edited.scenario, edited.put(), edited.dropped(), append=log)
+    _restore_added(workspace, edited.scenario.id, edits)  # (under the same lock, just after)
     appended = edited.added if not edited.after.get(s.EVENTS.name) else None
     _dump(workspace, edited.scenario, edited.layers(), written_over=version, appended=appended)
 
@@ -566,14 +576,23 @@ def _apply(edit: Edit, by_id: dict[str, dict[Any, dict[str, Any]]]) -> None:
         found[name] = value
 
 
-def _differences(edited: _Edited, edits: Sequence[Edit], stamp: _Stamp) -> list[Change]:
-    """The log rows: each record's cells before and after, as stored (normalised) values."""
+def _differences(
+    edited: _Edited,
+    edits: Sequence[Edit],
+    stamp: _Stamp,
+    added: Mapping[tuple[str, str], dict[str, Any]],
+) -> list[Change]:
+    """The log rows: each record's cells before and after, as stored (normalised) values; a
+    deleted record's with the values of fields another program added (`added`, by layer and
+    id) under ADDED_VALUES, for its undo to put back."""
     old_rows, new_rows = edited.rows(edited.before), edited.rows(edited.after)
     changes = []
     for edit in edits:
         old = old_rows[edit.layer].get(edit.record_id)
         new = new_rows[edit.layer].get(edit.record_id)
         if edit.action != "update":  # the whole record, made JSON when logged (`_text`)
+            extra = added.get((edit.layer, edit.record_id))
+            old = {**old, ADDED_VALUES: extra} if old is not None and extra else old
             changes.append(stamp.change(edit, "", old, new))
             continue
         old, new = _jsonable(old), _jsonable(new)
@@ -669,12 +688,42 @@ DUMPED_VERSION = ".workspace-version"
 # --- undo ---------------------------------------------------------------------------------
 
 
+ADDED_VALUES = "(fields added by another program)"
+"""In a deleted record's logged cells: the values it held in fields QGIS (say) added."""
+
+
+def _added_of(
+    workspace: Workspace, scenario_id: str, edits: Sequence[Edit]
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """The values in fields another program added, of the records these edits delete."""
+    wanted: dict[str, set[str]] = {}
+    for edit in edits:
+        if edit.action == "delete":
+            wanted.setdefault(edit.layer, set()).add(edit.record_id)
+    return {
+        (layer, rid): values
+        for layer, ids in wanted.items()
+        for rid, values in workspace.added_values(layer, scenario_id, ids).items()
+    }
+
+
+def _restore_added(workspace: Workspace, scenario_id: str, edits: Sequence[Edit]) -> None:
+    """Put back what undone deletes' records held in fields another program added."""
+    by_layer: dict[str, dict[str, dict[str, Any]]] = {}
+    for edit in edits:
+        if edit.action == "add" and edit.added_values:
+            by_layer.setdefault(edit.layer, {})[edit.record_id] = edit.added_values
+    for layer, values in by_layer.items():
+        workspace.restore_added(layer, scenario_id, values)
+
+
 def _inverse(change: Change) -> Edit:
     if change.action == "add":
         return Edit("delete", change.layer, change.record_id)
     if change.action == "delete":
         cells = dict(change.old)
-        return Edit("add", change.layer, change.record_id, cells)
+        added = cells.pop(ADDED_VALUES, None)
+        return Edit("add", change.layer, change.record_id, cells, added_values=added)
     return Edit("update", change.layer, change.record_id, {change.field: change.old})
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,7 @@ from geo.settings import CACHE_DIR
 from geo.workspace import (
     CRS,
     FID,
+    KINDS_BY_NAME,
     LAYERS,
     LOCK_SECONDS,
     SCENARIO_ID,
@@ -199,6 +200,39 @@ class PostgisWorkspace(Workspace):
                 connection, info, _columns(connection, layer), after, [position]
             )
         return _frame_of(table, info)
+
+    def added_values(
+        self, layer: str, scenario_id: str, ids: Collection[str]
+    ) -> dict[str, dict[str, Any]]:
+        """As `Workspace.added_values`; the values as text (each put back cast to its type)."""
+        if not ids or layer not in KINDS_BY_NAME:
+            return {}
+        ours = pd.DataFrame(columns=["id", SCENARIO_ID, *s.field_names(KINDS_BY_NAME[layer])])
+        with self._connection() as connection:
+            held = {info.name for info in postgis.layers(connection)}
+            found = _Extras.of(connection, layer, scenario_id, ours, held, ids=set(ids))
+        names = [name for name, _ in found.columns]
+        return {
+            str(rid): dict(zip(names, values, strict=True))
+            for rid, *values in found.rows
+            if any(value is not None for value in values)
+        }
+
+    def restore_added(
+        self, layer: str, scenario_id: str, values: Mapping[str, Mapping[str, Any]]
+    ) -> None:
+        if not values:
+            return
+        with self.transaction(), self._connection() as connection:
+            present = postgis.column_types(connection, layer, full=True, settable=True)
+            wanted = {name for cells in values.values() for name in cells}
+            columns = [(name, kind) for name, kind in present if name in wanted]
+            rows = [
+                (rid, *(None if cells.get(n) is None else str(cells[n]) for n, _ in columns))
+                for rid, cells in values.items()
+            ]
+            if columns:
+                _Extras(layer, scenario_id, columns, rows).restore(connection)
 
     def last_position(self, layer: str) -> int:
         with self._connection() as connection:

@@ -67,6 +67,7 @@ EVENTS_LAYER = LAYERS[-1]
 POINT_KINDS = (s.PLACES, s.EVENTS)
 """Records stored as a Point whose coordinates are the record's latitude and longitude."""
 TABLES = (SCENARIOS_LAYER, *(layer.kind.name for layer in LAYERS))
+KINDS_BY_NAME = {layer.kind.name: layer.kind for layer in LAYERS}
 LOADED_KEPT = 4
 """Scenarios kept as last read (see `Workspace.load`), oldest dropped first."""
 _LOADED: dict[tuple[str, tuple[int, int, int] | None, str | None], Scenario] = {}
@@ -498,6 +499,57 @@ class Workspace:
         except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as error:
             raise WorkspaceError(f"{self.path}: cannot read layer {layer!r} ({error})") from error
         return frame.sort_index().reset_index(drop=True)
+
+    def added_values(
+        self, layer: str, scenario_id: str, ids: Collection[str]
+    ) -> dict[str, dict[str, Any]]:
+        """The values of fields another program added to a layer (QGIS, say), of the records
+        with these ids that hold any: what an undo of their delete puts back."""
+        if not ids or not self.exists() or layer not in KINDS_BY_NAME:
+            return {}
+        ours = {FID, SCENARIO_ID, "id", *s.field_names(KINDS_BY_NAME[layer])}
+        with contextlib.closing(sqlite3.connect(self.path)) as db:
+            shapes = "SELECT column_name FROM gpkg_geometry_columns WHERE table_name = ?"
+            geometry = {row[0] for row in db.execute(shapes, (layer,))}
+            extra = [
+                str(row[1])
+                for row in db.execute(f'PRAGMA table_info("{layer}")')
+                if row[1] not in ours and row[1] not in geometry
+            ]
+            if not extra:
+                return {}
+            names = ", ".join(f'"{name}"' for name in extra)
+            wanted, rows = list(ids), []
+            for start in range(0, len(wanted), 10_000):  # (SQLite takes 32,766 values a query)
+                chunk = wanted[start : start + 10_000]
+                rows += db.execute(
+                    f'SELECT id, {names} FROM "{layer}" WHERE {SCENARIO_ID} = ? '
+                    f"AND id IN ({', '.join('?' * len(chunk))})",
+                    (scenario_id, *chunk),
+                ).fetchall()
+        return {
+            str(rid): {name: value for name, value in zip(extra, values, strict=True)}
+            for rid, *values in rows
+            if any(value is not None for value in values)
+        }
+
+    def restore_added(
+        self, layer: str, scenario_id: str, values: Mapping[str, Mapping[str, Any]]
+    ) -> None:
+        """Put back `added_values` on the records with these ids (fields no longer in the layer
+        are let go)."""
+        if not values:
+            return
+        with self.transaction(), _geopackage(self.path) as db:
+            present = {str(row[1]) for row in db.execute(f'PRAGMA table_info("{layer}")')}
+            for rid, cells in values.items():
+                kept = {name: value for name, value in cells.items() if name in present}
+                if kept:
+                    sets = ", ".join(f'"{name}" = ?' for name in kept)
+                    db.execute(
+                        f'UPDATE "{layer}" SET {sets} WHERE {SCENARIO_ID} = ? AND id = ?',
+                        (*kept.values(), scenario_id, rid),
+                    )
 
     def last_position(self, layer: str) -> int:
         """The largest feature id of a layer (0 when it is empty or missing)."""

@@ -139,6 +139,46 @@ def test_undo_removes_an_added_record_and_brings_back_a_deleted_one(
     assert back == zone
 
 
+def test_an_undone_delete_brings_back_what_the_record_held_in_fields_qgis_added(
+    workspace: Workspace, tiny: Scenario
+) -> None:
+    """A team member added fields to the zones in QGIS and filled them for one zone; it is
+    deleted, then the delete undone: the zone comes back with those values too."""
+    postgres = not isinstance(workspace.location, Path)
+    zone = tiny.zones[0].id
+    kinds = {"patrol": "integer", "ref": "varchar(40)", "extra": "jsonb"} if postgres else {
+        "patrol": "INTEGER", "ref": "TEXT", "fuel": "REAL"}  # fmt: skip
+    cells = {"patrol": "3", "ref": "'Z-7'", "extra": "'{\"a\": 1}'", "fuel": "12.5"}
+    statements = [f"ALTER TABLE zones ADD COLUMN {n} {k}" for n, k in kinds.items()]
+    filled = ", ".join(f"{n} = {cells[n]}" for n in kinds)
+    statements.append(f"UPDATE zones SET {filled} WHERE id = '{zone}'")
+    if postgres:
+        import psycopg
+
+        with psycopg.connect(str(workspace.location)) as db:
+            for statement in statements:
+                db.execute(statement)
+    else:
+        from geo.workspace import _geopackage  # (with the functions its shape triggers call)
+
+        with _geopackage(workspace.path) as db:
+            for statement in statements:
+                db.execute(statement)
+
+    def added() -> dict[str, str]:
+        table = Workspace(workspace.location).table("zones").set_index("id")
+        return {name: str(table.loc[zone, name]) for name in kinds}
+
+    before = added()
+    assert before["ref"] == "Z-7"
+    changes.commit(workspace, "tiny", [Edit("delete", "zones", zone)], who="ana")
+    logged = changes.history(workspace)[-1].old
+    assert logged[changes.ADDED_VALUES]["ref"] == "Z-7"
+    changes.undo(workspace, "tiny", who="ana")
+    assert added() == before
+    assert next(z for z in workspace.load("tiny").zones if z.id == zone) == tiny.zones[0]
+
+
 def test_an_added_shape_can_be_undone_from_the_log_as_read_back(
     workspace: Workspace, tiny: Scenario
 ) -> None:
