@@ -714,7 +714,13 @@ def _restore_added(workspace: Workspace, scenario_id: str, edits: Sequence[Edit]
         if edit.action == "add" and edit.added_values:
             by_layer.setdefault(edit.layer, {})[edit.record_id] = edit.added_values
     for layer, values in by_layer.items():
-        workspace.restore_added(layer, scenario_id, values)
+        try:
+            workspace.restore_added(layer, scenario_id, values)
+        except CorridorError as error:
+            raise WorkspaceError(
+                f"{workspace.label}: the change was saved, but not the values its {layer} "
+                f"held in fields another program added ({error}); they are in the change log"
+            ) from error
 
 
 def _inverse(change: Change) -> Edit:

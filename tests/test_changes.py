@@ -13,7 +13,7 @@ import pytest
 
 from geo import changes
 from geo.changes import Edit
-from geo.errors import ValidationError, WorkspaceLockedError
+from geo.errors import ValidationError, WorkspaceError, WorkspaceLockedError
 from geo.records import ConvoyStatus, Count, Scenario
 from geo.scenario import read_scenario
 from geo.workspace import Workspace
@@ -177,6 +177,16 @@ def test_an_undone_delete_brings_back_what_the_record_held_in_fields_qgis_added(
     changes.undo(workspace, "tiny", who="ana")
     assert added() == before
     assert next(z for z in workspace.load("tiny").zones if z.id == zone) == tiny.zones[0]
+
+    def full(*args: Any) -> None:
+        raise WorkspaceError("disk full")
+
+    changes.commit(workspace, "tiny", [Edit("delete", "zones", zone)], who="ana")
+    with pytest.MonkeyPatch.context() as failing:
+        failing.setattr(type(workspace), "restore_added", full)
+        with pytest.raises(WorkspaceError, match="the change was saved, but not the values"):
+            changes.undo(workspace, "tiny", who="ana")
+    assert zone in {z.id for z in Workspace(workspace.location).load("tiny").zones}
 
 
 def test_an_added_shape_can_be_undone_from_the_log_as_read_back(
