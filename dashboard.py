@@ -100,8 +100,8 @@ def watch_workspace() -> None:
 
     @st.fragment(run_every=WATCH_SECONDS)
     def watch() -> None:
-        if listener.problem and reads(location):
-            listener.offer(location)  # (a login that works here)
+        if listener.problem:
+            listener.offer(location)  # (its login may be the one gone: this session's may work)
             st.sidebar.warning(t("Not connected to the team workspace: {problem}; reconnecting.",
                                  problem=listener.problem))  # fmt: skip
         seen = ss.setdefault("workspace_seen", listener.count)
@@ -113,15 +113,6 @@ def watch_workspace() -> None:
 
 
 WATCH_SECONDS = 0.5
-
-
-def reads(location: str) -> bool:
-    """Whether this session's own login reads the workspace now."""
-    try:
-        Workspace(location).version()
-    except CorridorError:
-        return False
-    return True
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

@@ -601,7 +601,8 @@ class Listener:
     def offer(self, url: str) -> None:
         """Another session's login, listened with from the next try when this one's fails (the
         role it was first given dropped since, its password changed): one session signed in
-        anew keeps every page on the server live."""
+        anew keeps every page on the server live. One that fails too is replaced by the next
+        session's offer in turn (no query here: every page offers every WATCH_SECONDS)."""
         if self.problem and url != self.url:
             self.url = url
 
