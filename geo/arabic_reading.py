@@ -336,6 +336,8 @@ def _trusted(location: Any, geocoder: OfflineGeocoder, form: str) -> bool:
         return False
     if raw["country_code"] == geocoder.country_bias or raw["kind"] in ("country", "region"):
         return True
+    if geocoder.country_bias is None and raw["kind"] == "city":
+        return True  # a report read without a home: its cities are where it is
     return _key(form) in ABROAD
 
 

@@ -84,7 +84,9 @@ def _parser() -> argparse.ArgumentParser:
 
     geocode = commands.add_parser("geocode", help="geocode place names offline (one line each)")
     geocode.add_argument("names", nargs="+", metavar="NAME", help="a place name or phrase")
-    geocode.add_argument("--country", default="SY", help="country bias, ISO code (default SY)")
+    geocode.add_argument(
+        "--country", default=None, help="favour this country's places, ISO code (default: none)"
+    )
     geocode.add_argument("--near", help="what 'the city' in a phrase refers to, e.g. Aleppo")
     geocode.add_argument("--json", action="store_true", help="print one JSON object per line")
     geocode.add_argument(
@@ -128,7 +130,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     reading.add_argument("file", type=Path, help="a UTF-8 text file (or - for standard input)")
     reading.add_argument("--published", help="the report's date, YYYY-MM-DD (resolves weekdays)")
-    reading.add_argument("--country", default="SY", help="country bias, ISO code (default SY)")
+    reading.add_argument(
+        "--country", action="append", default=[],
+        help="a country the report is about, ISO code (repeatable; default: read from the text)",
+    )  # fmt: skip
     reading.add_argument("--json", action="store_true", help="print one JSON object")
     reading.set_defaults(command=_extract)
 
@@ -556,10 +561,11 @@ def _extract(args: argparse.Namespace) -> int:
             raise CorridorError(
                 f"--published: expected a date as YYYY-MM-DD, got {args.published!r}"
             ) from None
-    found = extract(text, published=published, country_bias=args.country)
+    found = extract(text, published=published, home=args.country)
     if args.json:
         print(json.dumps(found.to_json(), ensure_ascii=False, indent=1))
         return 0
+    print(f"read as about {', '.join(found.homes) or 'no country'}")
     for place in found.places:
         print(f"place  {place.mention!r} -> {place.name} ({place.kind}, {place.country_code}) "
               f"{place.latitude:.4f}, {place.longitude:.4f} [{place.precision}]")  # fmt: skip

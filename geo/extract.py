@@ -33,8 +33,26 @@ COUNT_NOUNS = {
     "iraqis", "christians", "alawites", "combatants", "insurgents", "jihadists", "militiamen",
     "defectors", "minibuses", "microbuses", "coaches", "tents", "terrorists", "relatives",
     "dependants", "dependents", "loyalists", "policemen", "militias",
+    # humanitarian and wire copy of other crises: who is moved, and how
+    "passengers", "nationals", "citizens", "employees", "holders", "foreigners", "pilgrims",
+    "migrants", "asylum-seekers", "internally", "idps", "survivors", "youngsters",
+    "flights", "planes", "aircraft", "boats", "ships", "ferries", "trains", "carriages",
+    "minivans", "vans", "pickups", "tractors", "carts",
+    "ukrainians", "russians", "armenians", "azerbaijanis", "israelis", "egyptians",
+    "sudanese", "chadians", "afghans", "pakistanis", "yazidis", "lebanese", "bosniaks",
+    "bosnians", "serbs", "croats", "muslims", "ethiopians", "eritreans", "tigrayans",
+    "somalis", "yemenis", "libyans", "rohingya", "haitians", "congolese", "mozambicans",
+    "americans", "britons", "germans", "french", "chinese", "indians", "filipinos", "turks",
+    "iranians", "jordanians", "saudis", "canadians", "australians", "italians", "poles",
+    "moldovans", "romanians", "georgians", "belarusians", "nigerians", "kenyans", "gazans",
+    "bangladeshis", "indonesians", "malaysians", "koreans", "japanese", "europeans",
+    "africans", "arabs", "westerners", "masalit", "darfuris",
 }  # fmt: skip
-VEHICLES = {"vehicles", "buses", "ambulances", "convoys", "trucks", "cars", "busloads", "lorries"}
+VEHICLES = {
+    "vehicles", "buses", "ambulances", "convoys", "trucks", "cars", "busloads", "lorries",
+    "flights", "planes", "aircraft", "boats", "ships", "ferries", "trains", "carriages",
+    "minivans", "vans", "pickups", "tractors", "carts", "minibuses", "microbuses", "coaches",
+}  # fmt: skip
 CONVOYS = {"convoy", "convoys"}
 """A count of convoys ("three convoys left") is neither vehicles nor people."""
 UNITS = {
@@ -179,6 +197,8 @@ class Extraction:
     times: list[TimeMention]
     convoys: list[ConvoyDraft]
     skipped: list[Skipped] = field(default_factory=list)
+    homes: tuple[str, ...] = ()
+    """The countries the report was read as being about (ISO 3166-1 codes)."""
 
     def to_json(self) -> dict[str, Any]:
         """The extraction as plain JSON: places, figures, times and convoy drafts."""
@@ -192,6 +212,7 @@ class Extraction:
             "times": [asdict(moment) for moment in self.times],
             "convoys": [asdict(convoy) for convoy in self.convoys],
             "skipped": [asdict(item) for item in self.skipped],
+            "homes": list(self.homes),
         }
 
 
@@ -199,20 +220,29 @@ def extract(
     text: str,
     *,
     published: date | None = None,
-    country_bias: str = "SY",
+    home: Iterable[str] = (),
     geocoder: OfflineGeocoder | None = None,
 ) -> Extraction:
-    """Places, figures, times and convoy drafts found in `text` (offline; nothing is added)."""
-    geocoder = geocoder or OfflineGeocoder(country_bias=country_bias)
+    """Places, figures, times and convoy drafts found in `text` (offline; nothing is added).
+
+    `home` holds the ISO 3166-1 codes of the countries the report is read into (a scenario's);
+    without them no country is assumed: they are read from the report itself (`read_home`).
+    Namesakes at home win over those abroad.
+    """
+    homes = tuple(code.upper() for code in home if code)
+    if not homes and geocoder is not None and geocoder.country_bias:
+        homes = (geocoder.country_bias,)
+    homes = homes or read_home(text)
+    geocoder = geocoder or geocoder_for(homes[0] if homes else None)
     if arabic_reading.is_arabic(text):
-        return _extract_arabic(text, published, geocoder)
+        return replace(_extract_arabic(text, published, geocoder), homes=homes)
     sentences = _sentences(text)
     skipped: list[Skipped] = []
-    places = find_places(text, geocoder, skipped)
+    places = find_places(text, geocoder, skipped, homes=frozenset(homes))
     figures = find_figures(text, sentences, skipped)
     times = find_times(text, published, skipped)
     convoys = find_convoys(sentences, places, figures, times, skipped)
-    return Extraction(places, figures, times, convoys, skipped)
+    return Extraction(places, figures, times, convoys, skipped, homes)
 
 
 def _extract_arabic(text: str, published: date | None, geocoder: OfflineGeocoder) -> Extraction:
@@ -224,6 +254,52 @@ def _extract_arabic(text: str, published: date | None, geocoder: OfflineGeocoder
     times = arabic_reading.find_times(text, published)
     convoys = arabic_reading.find_convoys(sentences, places, figures, times)
     return Extraction(places, figures, times, convoys, skipped)
+
+
+@functools.cache
+def geocoder_for(country_bias: str | None) -> OfflineGeocoder:
+    """The offline geocoder favouring `country_bias` (None: no country), one per process."""
+    return OfflineGeocoder(country_bias=country_bias)
+
+
+HOME_WINDOW = 4000
+"""How much of a report's beginning is read to tell where it is from (its lead and dateline)."""
+HOME_WEIGHTS = {"country": 1.0, "region": 1.0, "city": 1.0}
+"""Votes of a place for its country; any other kind (town, village, district) counts half."""
+DATELINE_VOTES = 2.0
+SECOND_HOME_SHARE = 0.5
+"""A second country is home too when it has half the first one's votes ("Gaza" and "Egypt")."""
+SECOND_HOME_MIN = 1.5
+
+
+def read_home(text: str) -> tuple[str, ...]:
+    """The countries a report is about, most named first: its dateline's, then those whose
+    countries, regions and towns its first paragraphs name, read without any country assumed.
+
+    () when it names no place; at most two countries.
+    """
+    head = text[:HOME_WINDOW]
+    geocoder = geocoder_for(None)
+    if arabic_reading.is_arabic(head):
+        places = arabic_reading.find_places(head, geocoder)
+    else:
+        places = find_places(head, geocoder, [], homes=frozenset())
+    votes: dict[str, float] = {}
+    for place in places:
+        weight = HOME_WEIGHTS.get(place.kind, 0.5)
+        votes[place.country_code] = votes.get(place.country_code, 0.0) + weight
+    dateline = "" if arabic_reading.is_arabic(head) else dateline_country(head, geocoder)
+    if dateline:
+        votes[dateline] = votes.get(dateline, 0.0) + DATELINE_VOTES
+    ranked = sorted((v, code) for code, v in votes.items() if code)
+    ranked.sort(key=lambda vote: -vote[0])
+    if not ranked:
+        return ()
+    (top, first), seconds = ranked[0], ranked[1:2]
+    homes = [first]
+    if seconds and seconds[0][0] >= max(SECOND_HOME_SHARE * top, SECOND_HOME_MIN):
+        homes.append(seconds[0][1])
+    return tuple(homes)
 
 
 UNREADABLE = (ValueError, KeyError, IndexError, TypeError, ArithmeticError)
@@ -243,16 +319,24 @@ def _skip(
 
 
 def find_places(
-    text: str, geocoder: OfflineGeocoder, skipped: list[Skipped] | None = None
+    text: str,
+    geocoder: OfflineGeocoder,
+    skipped: list[Skipped] | None = None,
+    *,
+    homes: frozenset[str] | None = None,
 ) -> list[PlaceMention]:
     """Every mention of a gazetteer place (longest match first), then offset phrases such as
-    "five kilometres west of the city", which replace the names inside them."""
+    "five kilometres west of the city", which replace the names inside them.
+
+    `homes`: the countries the report is about (default: the geocoder's bias); the dateline's
+    country is always one."""
     words = list(_WORD.finditer(text))
     found: list[PlaceMention] = []
     masked = _masked(text, words)  # the words inside a group's, a body's or a channel's name
     covered = [word.start() in masked for word in words]  # and then inside a mention
     runs = _name_runs(words, geocoder)
-    homes = frozenset(c for c in (geocoder.country_bias, dateline_country(text, geocoder)) if c)
+    given = {geocoder.country_bias} if homes is None else set(homes)
+    homes = frozenset(c for c in (*given, dateline_country(text, geocoder)) if c)
     for i, word in enumerate(words):
         if covered[i] or not _may_start_a_name(word.group()):
             continue
@@ -276,7 +360,7 @@ def find_places(
         if offset:
             found = [p for p in found if not (offset.start <= p.start < offset.end)]
             found.append(offset)
-    found += _held_regions(text, found, geocoder)
+    found += _held_regions(text, found, geocoder, homes)
     found = _by_context(found, geocoder)
     found = _with_evidence(found, geocoder, homes)
     return sorted(found, key=lambda place: place.start)
@@ -339,18 +423,18 @@ _HELD_REGION_NAMES = {"north": "northern Syria", "northwest": "north-western Syr
 
 
 def _held_regions(
-    text: str, found: list[PlaceMention], geocoder: OfflineGeocoder
+    text: str, found: list[PlaceMention], geocoder: OfflineGeocoder, homes: frozenset[str]
 ) -> list[PlaceMention]:
     """'departed for the rebel-held north', 'to the north-west': the part of the country.
 
-    Read only in reports about Syria (the country bias, and places there)."""
-    if geocoder.country_bias != "SY" or not any(p.country_code == "SY" for p in found):
+    Read only in reports about Syria (a home, and places there)."""
+    if "SY" not in homes or not any(p.country_code == "SY" for p in found):
         return []
     taken = {p.start for p in found}
     regions = []
     for match in _HELD_REGION.finditer(text):
         name = _HELD_REGION_NAMES[match["part"].lower().replace("-", "")]
-        location: Any = geocoder.geocode(name, country_codes=frozenset({geocoder.country_bias}))
+        location: Any = geocoder.geocode(name, country_codes=frozenset({"SY"}))
         if location is None or match.start() in taken:
             continue
         raw = location.raw
@@ -548,6 +632,8 @@ def _place_at(
     opening = i == 0 or _sentence_start(text, words[i - 1].end(), span[0].start())
     if opening and not _well_known(candidates[0], geocoder, homes):
         return None  # "Buses left…": a capital at a sentence's start says nothing
+    if _A_UNIT.match(text, end):
+        return None  # "the Azov regiment", "the Idlib brigade": a unit named after a place
     speaks = re.match(rf"\s+{SPEECH}\b", text[end : end + 16])
     if speaks and size == 1 and not _well_known(candidates[0], geocoder, homes):
         return None  # "Kerry told reporters": a person; "Moscow says" stays a place
@@ -561,6 +647,10 @@ def _place_at(
     )  # fmt: skip
 
 
+_A_UNIT = re.compile(
+    r"[ \t]+(?:regiment|battalion|brigades?|corps|militia|legion|division|detachment)\b",
+    re.IGNORECASE,
+)
 DIRECTIONS = {
     "east", "west", "north", "south", "eastern", "western", "northern", "southern", "central",
     *(f"{a}{dash}{b}{end}" for a in ("north", "south") for b in ("east", "west")
@@ -587,6 +677,8 @@ def _trusted(candidate: Any, geocoder: OfflineGeocoder, homes: frozenset[str]) -
         return True
     if places.kinds[candidate.entry] in ("country", "region"):
         return True
+    if candidate.method == "alias" and places.kinds[candidate.entry] == "city":
+        return True  # "Zaporizhzhia", "El Geneina": a city's other spelling is still the city
     big_enough = int(places.populations[candidate.entry]) >= ABROAD_MIN_POPULATION
     return candidate.method == "exact" and big_enough
 
@@ -908,7 +1000,9 @@ _CONVOY_WORDS = re.compile(
     r"|left|leav(?:e|es|ing)|depart\w*|transfer\w*|transport\w*|relocat\w*|safe\s+passage"
     r"|arriv\w*|driv(?:en|ing)|tak(?:en|ing)|brought|sent|mov(?:e|ed|ing)|fle(?:d|e|eing)"
     r"|return\w*|travel\w*|emptied|push\w*\s+(?:\w+\s+)?out|set(?:ting)?\s+(?:off|out)"
-    r"|head(?:ed|ing)|bound|reach\w*|exit\w*)\b",
+    r"|head(?:ed|ing)|bound|reach\w*|exit\w*"
+    r"|cross(?:ed|es|ing)?|walk\w*|trek\w*|flown|flew|fl(?:y|ying|ights?)|airlift\w*"
+    r"|corridors?|exodus|escap\w*|board(?:ed|ing)|sail\w*|ferr(?:y|ied)|rescu\w*)\b",
     re.IGNORECASE,
 )
 """What a sentence about a movement of people says: vehicles, evacuations, leaving, arriving."""
@@ -1001,6 +1095,8 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
     """
     roles: dict[str, Any] = {"via": [], "origin": "", "destination": ""}
     destination_word = -1  # where the role word of the destination so far stands
+    country_end: PlaceMention | None = None  # "fled to Armenia", "crossed into Chad"
+    passed: list[PlaceMention] = []
     for place in places:
         tail = sentence[: place.start - offset].lower()[-80:]
         tail_start = place.start - offset - len(tail)
@@ -1015,15 +1111,28 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
             and not _NOT_A_ROLE.search(tail[: match.end()])
         ]
         where, role = max(found) if found else (-1, "")
-        if role == "via":
+        crossed = role == "via" and _CROSSED_INTO.match(tail, where)
+        if place.kind == "country" and (crossed or role == "destination"):
+            country_end = country_end or place
+        elif role == "via":
             roles["via"].append(place.name)
+            passed.append(place)
         elif role == "origin" and not roles["origin"]:
             roles["origin"] = place.name
         elif (role == "destination" and place.kind != "country"
               and tail_start + where != destination_word):  # fmt: skip  # not "to A and B"
             roles["destination"] = place.name
             destination_word = tail_start + where
+    if not roles["destination"] and country_end and country_end.name != roles["origin"]:
+        # "crossed into Chad at Adre": the border town in that country, else the country
+        inside = [p for p in passed if p.country_code == country_end.country_code]
+        roles["destination"] = inside[0].name if inside else country_end.name
+        if inside:
+            roles["via"].remove(inside[0].name)
     return roles
+
+
+_CROSSED_INTO = re.compile(r"cross(?:ed|ing)\s+into\b")
 
 
 _LEAVING = re.compile(

@@ -88,7 +88,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
     def __init__(
         self,
         *,
-        country_bias: str | None = "SY",
+        country_bias: str | None = None,
         curated: Iterable[Any] | None = None,
         geonames: bool = True,
         scheme: str | None = None,
@@ -447,6 +447,13 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         point = geodesic(kilometers=distance).destination(
             (anchor.latitude, anchor.longitude), phrase.bearing or 0.0
         )
+        middle = None
+        if anchor.kind == "country" and phrase.kind != "offset" and anchor.entry >= 0:
+            code = self.gazetteer.country_codes[anchor.entry]
+            middle = country_part(self.gazetteer, code, phrase.bearing)
+        if middle is not None:  # "southern Lebanon": the south of the country, not its capital
+            point = Point(*middle)
+            distance = 0.0
         if phrase.kind == "offset":
             label, kind = f"{phrase.distance_km:g} km {phrase.direction} of {anchor.name}", "point"
         else:
@@ -708,3 +715,35 @@ def haversine_km(lat: Any, lon: Any, lats: Any, lons: Any) -> Any:
         + np.cos(lat1) * np.cos(lat2) * np.sin((lon2 - lon1) / 2) ** 2
     )
     return 2 * 6371.0 * np.arcsin(np.sqrt(a))
+
+
+PART_SHARE = 0.3
+"""'Southern X' is the mean position of the southernmost PART_SHARE of X's towns."""
+PART_KINDS = frozenset({"city", "town"})
+
+
+def country_part(
+    places: gazetteer.Gazetteer, country_code: str, bearing: float | None
+) -> tuple[float, float] | None:
+    """The middle of a country's part that lies towards `bearing` (degrees; None: its centre),
+    from the positions of its towns and cities (None when it has fewer than five)."""
+    towns = places.derived("towns by country", _towns_by_country).get(country_code)
+    if towns is None or len(towns) < 5:
+        return None
+    latitudes, longitudes = places.latitudes[towns], places.longitudes[towns]
+    if bearing is None:
+        return float(np.median(latitudes)), float(np.median(longitudes))
+    scale = math.cos(math.radians(float(np.median(latitudes))))
+    angle = math.radians(bearing)
+    along = latitudes * math.cos(angle) + longitudes * scale * math.sin(angle)
+    cut = np.quantile(along, 1.0 - PART_SHARE)
+    chosen = along >= cut
+    return float(np.mean(latitudes[chosen])), float(np.mean(longitudes[chosen]))
+
+
+def _towns_by_country(places: gazetteer.Gazetteer) -> dict[str, npt.NDArray[np.int64]]:
+    grouped: dict[str, list[int]] = {}
+    for entry, (code, kind) in enumerate(zip(places.country_codes, places.kinds, strict=True)):
+        if kind in PART_KINDS:
+            grouped.setdefault(code, []).append(entry)
+    return {code: np.array(entries, dtype=np.int64) for code, entries in grouped.items()}

@@ -25,6 +25,7 @@ from geo._spreadsheet import inert
 from geo.changes import Edit
 from geo.errors import Problem, ProblemLog
 from geo.event_table import EventTable
+from geo.home import scenario_homes
 from geo.records import PlaceKind, Scenario, Source
 from geo.workspace import Workspace
 
@@ -423,7 +424,8 @@ class _Context:
         if self._geocoder is None:
             from geo.geocoding import OfflineGeocoder
 
-            self._geocoder = OfflineGeocoder(country_bias="SY")
+            homes = scenario_homes(self.scenario)
+            self._geocoder = OfflineGeocoder(country_bias=homes[0] if homes else None)
         return self._geocoder
 
     def known(self) -> s.Known:

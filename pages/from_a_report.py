@@ -11,6 +11,7 @@ import streamlit as st
 from geo import changes, drafts
 from geo.errors import CorridorError, ValidationError
 from geo.extract import Extraction, extract
+from geo.home import scenario_homes
 from geo.records import Confidence, ConvoyStatus, Scenario
 from geo.safe_html import markdown_literal
 from geo.settings import Settings
@@ -24,8 +25,8 @@ CONFIDENCES = [level.value for level in reversed(Confidence)]  # low first, as d
 
 
 @st.cache_data(show_spinner="Reading the report…", max_entries=20)
-def read(text: str, published: date | None) -> Extraction:
-    return extract(text, published=published)
+def read(text: str, published: date | None, home: tuple[str, ...]) -> Extraction:
+    return extract(text, published=published, home=home)
 
 
 def report_text() -> tuple[str, str]:
@@ -59,7 +60,10 @@ def main() -> None:
     if published is None:
         st.warning("No publication date yet: weekdays and dates in the text are left unresolved, "
                    "and drafts can be added once the date is set.")  # fmt: skip
-    found = read(text, published)
+    scenario = current_scenario()
+    found = read(text, published, scenario_homes(scenario))
+    st.caption(f"Read as a report about {', '.join(found.homes) or 'no particular country'} "
+               "(the scenario's countries, or those the report names most).")  # fmt: skip
     st.subheader("What was found")
     st.html(drafts.highlighted(text, found))
     columns = st.columns(3)
@@ -70,7 +74,6 @@ def main() -> None:
         with st.expander(f"Skipped: {len(found.skipped)} item(s) that could not be read"):
             st.dataframe(pd.DataFrame([asdict(item) for item in found.skipped]), hide_index=True)
     st.subheader("Convoy drafts: review, edit, tick the ones to add")
-    scenario = current_scenario()
     rows = pd.DataFrame(drafts.review_rows(found, scenario))
     if rows.empty:
         st.info("No sentence about convoys, buses, ambulances or evacuations was found.")

@@ -10,6 +10,7 @@ from streamlit_folium import st_folium
 
 from geo import changes, drawing, importing, tables, timeline
 from geo.errors import ConflictError, CorridorError, ValidationError
+from geo.home import scenario_homes
 from geo.importing import MAX_UPLOAD_BYTES, Options, Prepared
 from geo.mapview import MapView
 from geo.readers import LAYERS
@@ -36,10 +37,10 @@ ss = st.session_state
 
 
 @st.cache_resource(show_spinner="Loading the offline gazetteer…")
-def geocoder() -> Any:
+def geocoder(country_bias: str | None) -> Any:
     from geo.geocoding import OfflineGeocoder
 
-    return OfflineGeocoder(country_bias="SY")
+    return OfflineGeocoder(country_bias=country_bias)
 
 
 def open_workspace() -> tuple[Workspace, Scenario] | None:
@@ -91,7 +92,12 @@ def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
             ss.prepared_read = changes.read_mark(workspace)  # (before what it is checked against)
             current = workspace.load(scenario.id)
             ss.prepared = importing.prepare_upload(
-                data, upload.name, current, options=options, who=user, geocoder=geocoder()
+                data,
+                upload.name,
+                current,
+                options=options,
+                who=user,
+                geocoder=geocoder(next(iter(scenario_homes(current)), None)),
             )
         ss.prepared_key = key
     prepared: Prepared = ss.prepared

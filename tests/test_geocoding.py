@@ -75,7 +75,7 @@ def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
 @pytest.fixture(scope="module")
 def full() -> OfflineGeocoder:
     """GeoNames plus data/gazetteer, biased to Syria (the first build takes ~10 s, then cached)."""
-    geocoder = OfflineGeocoder()
+    geocoder = OfflineGeocoder(country_bias="SY")
     assert len(geocoder.gazetteer) > 100_000
     return geocoder
 
@@ -94,6 +94,7 @@ def tiny_index(tmp_path_factory: pytest.TempPathFactory) -> gazetteer.Gazetteer:
 
 
 def tiny_geocoder(index: gazetteer.Gazetteer, **options: Any) -> OfflineGeocoder:
+    options.setdefault("country_bias", "SY")
     geocoder = OfflineGeocoder(curated=[TINY], geonames=False, **options)
     geocoder._gazetteer = index
     return geocoder
@@ -479,7 +480,9 @@ def test_geopy_rate_limiter(full: OfflineGeocoder, sleeps: list[float]) -> None:
 
 
 def test_geopandas_geocode(full: OfflineGeocoder) -> None:
-    frame = geopandas.tools.geocode(["Foua", "Paris", NONSENSE], provider=OfflineGeocoder)
+    frame = geopandas.tools.geocode(
+        ["Foua", "Paris", NONSENSE], provider=OfflineGeocoder, country_bias="SY"
+    )
     assert isinstance(frame, geopandas.GeoDataFrame)
     assert frame.crs.to_epsg() == 4326
     foua, paris, nothing = frame.geometry

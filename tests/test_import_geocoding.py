@@ -61,7 +61,8 @@ def test_geocoding_can_be_turned_off(tiny_copy: Path, edit_csv: Callable[..., No
 def test_cli_geocode_prints_each_name_and_fails_on_unknown(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["geocode", "Foua", "Kefraya", "Idlib province", "5 km west of Aleppo"]) == 0
+    names = ["Foua", "Kefraya", "Idlib province", "5 km west of Aleppo"]
+    assert main(["geocode", "--country", "SY", *names]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("Foua: Fuaa (village, Idlib, SY) 35.98200, 36.70200 score 1.00")
     assert lines[2].startswith("Idlib province: Idlib Governorate (region")

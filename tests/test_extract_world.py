@@ -1,0 +1,99 @@
+"""Reading reports of crises outside Syria: no country assumed, movements as reported anywhere."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from geo.extract import extract, read_home
+from geo.geocoding import haversine_km
+
+PUBLISHED = date(2023, 5, 1)
+
+
+def drafts(text: str, **options: object) -> list[tuple[str, str]]:
+    found = extract(text, published=PUBLISHED, **options)  # type: ignore[arg-type]
+    return [(d.origin, d.destination) for d in found.convoys]
+
+
+@pytest.mark.parametrize(
+    ("text", "homes"),
+    [
+        ("MARIUPOL, Ukraine (AP) — Buses left the city for Zaporizhzhia.", ("UA",)),
+        ("KHARTOUM, Sudan (Reuters) - Fighting went on in Omdurman and Bahri.", ("SD",)),
+        ("Families left Khan Younis and Deir al-Balah for Rafah on Tuesday.", ("PS",)),
+        ("Buses took people from Madaya and Zabadani to Idlib.", ("SY",)),
+        ("The weather was fine and nobody went anywhere.", ()),
+    ],
+)  # fmt: skip
+def test_a_report_tells_where_it_is_from(text: str, homes: tuple[str, ...]) -> None:
+    assert read_home(text)[: len(homes) or 1] == homes
+
+
+def test_a_scenario_home_overrides_what_the_text_suggests() -> None:
+    found = extract("Buses left Mariupol.", published=PUBLISHED, home=("ua",))
+    assert found.homes == ("UA",)
+
+
+def test_a_city_spelled_as_its_alias_ends_the_convoy() -> None:
+    text = "Buses carrying about 400 civilians left Mariupol on Sunday for Zaporizhzhia."
+    found = extract(text, published=PUBLISHED)
+    [draft] = found.convoys
+    assert (draft.origin, draft.destination) == ("Mariupol", "Zaporizhzhya")
+    assert draft.people == ["about 400 civilians"]
+
+
+@pytest.mark.parametrize(
+    ("text", "origin", "destination"),
+    [
+        ("Thousands of people walked south along the road toward Khan Younis, in Gaza.", "",
+         "Khān Yūnis"),
+        ("Refugees from El Geneina crossed into Chad at Adre, the UNHCR said.", "Al-Junaynah",
+         "Adré"),
+        ("Some 2,000 Ukrainians travelled from Lviv into Poland.", "Lviv", "Poland"),
+        ("Evacuation flights from Kabul carried 2,000 passengers to Doha.", "Kabul", "Doha"),
+    ],
+)  # fmt: skip
+def test_movements_as_reported_anywhere(text: str, origin: str, destination: str) -> None:
+    assert drafts(text)[-1] == (origin, destination)
+
+
+@pytest.mark.parametrize(
+    ("text", "number", "what"),
+    [
+        ("Flights carried 2,000 passengers out.", 2000, "passengers"),
+        ("More than 1,000 foreign nationals were flown out.", 1000, "foreign nationals"),
+        ("About 100,000 ethnic Armenians fled.", 100000, "ethnic Armenians"),
+        ("The agency moved 35 staff to Port Sudan.", 35, "staff"),
+    ],
+)  # fmt: skip
+def test_figures_of_passengers_nationals_and_staff(text: str, number: int, what: str) -> None:
+    [figure] = extract(text, published=PUBLISHED).figures
+    assert (figure.value, figure.what) == (number, what)
+
+
+def test_flights_and_boats_are_vehicles() -> None:
+    [draft] = extract("Twelve flights left Kabul with evacuees.", published=PUBLISHED).convoys
+    assert draft.vehicles == ["12 flights"]
+
+
+@pytest.mark.parametrize(
+    ("mention", "near", "km"),
+    [
+        ("southern Lebanon", (33.3, 35.4), 40),
+        ("eastern Ukraine", (48.3, 37.8), 120),
+        ("north-east Nigeria", (11.5, 12.5), 250),
+    ],
+)  # fmt: skip
+def test_part_of_a_country_is_that_part_not_its_capital(
+    mention: str, near: tuple[float, float], km: float
+) -> None:
+    text = f"Thousands fled {mention} on Monday, aid groups said."
+    [place] = [p for p in extract(text, published=PUBLISHED).places if p.mention == mention]
+    assert haversine_km(*near, place.latitude, place.longitude) <= km
+
+
+def test_a_unit_named_after_a_place_is_no_place() -> None:
+    text = "Fighters of the Azov regiment stayed in Mariupol, Ukraine."
+    assert [p.mention for p in extract(text, published=PUBLISHED).places] == ["Mariupol", "Ukraine"]
