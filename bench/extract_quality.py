@@ -13,9 +13,9 @@ altogether doesn't).
 Reports whose labels have "convoys" (one per sentence that reports a movement, with its origin
 and destination or null) are also scored for origin and destination recall: a labelled origin is
 found when a convoy draft whose sentence overlaps the labelled sentence names an origin, and the
-extracted place of that name lies within 10 km of the label (25 km when the label is a region);
-likewise for destinations. `--set NAME` (repeatable) picks the sets. Prints a table; exits 0,
-or 2 when geo.extract won't import.
+extracted place of that name lies within 10 km of the label (25 km when the label is a region;
+the same country when it is a country); likewise for destinations. `--set NAME` (repeatable)
+picks the sets. Prints a table; exits 0, or 2 when geo.extract won't import.
 """
 
 from __future__ import annotations
@@ -132,18 +132,27 @@ def sentence_span(body: str, start: int) -> Item:
     return {"start": start, "end": stop.end() if stop else len(body)}
 
 
-def endpoint_kind(endpoint: Item, places: list[Item]) -> str:
-    """The kind of the labelled place at the endpoint's position ("point" if none is)."""
+def endpoint_place(endpoint: Item, places: list[Item]) -> Item:
+    """The labelled place at the endpoint's position (a point of no kind if none is)."""
     for place in places:
         if (place["latitude"], place["longitude"]) == (endpoint["latitude"], endpoint["longitude"]):
-            return str(place["kind"])
-    return "point"
+            return place
+    return {**endpoint, "kind": "point", "country_code": ""}
+
+
+def endpoint_near(place: Item, endpoint: Item, labelled: Item) -> bool:
+    """Within reach of the labelled end; a country is right when it is the same country."""
+    if labelled["kind"] == "country":
+        return bool(
+            place["kind"] == "country" and place["country_code"] == labelled["country_code"]
+        )
+    return near(place, endpoint, labelled["kind"])
 
 
 def endpoint_found(role: str, label: Item, found: Item, body: str, places: list[Item]) -> bool:
     """Whether a draft of the labelled sentence names a `role` place near the labelled one."""
     endpoint = label[role]
-    kind = endpoint_kind(endpoint, places)
+    labelled = endpoint_place(endpoint, places)
     sentence = sentence_span(body, label["sentence_start"])
     for draft in found["convoys"]:
         span = {"start": draft["start"], "end": draft["start"] + len(draft["sentence"])}
@@ -151,7 +160,7 @@ def endpoint_found(role: str, label: Item, found: Item, body: str, places: list[
             continue
         named = [p for p in found["places"] if p["name"] == draft[role]]
         inside = [p for p in named if overlaps(p, span)]
-        if any(near(place, endpoint, kind) for place in inside or named):
+        if any(endpoint_near(place, endpoint, labelled) for place in inside or named):
             return True
     return False
 
