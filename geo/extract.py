@@ -46,7 +46,8 @@ COUNT_NOUNS = {
     "iranians", "jordanians", "saudis", "canadians", "australians", "italians", "poles",
     "moldovans", "romanians", "georgians", "belarusians", "nigerians", "kenyans", "gazans",
     "bangladeshis", "indonesians", "malaysians", "koreans", "japanese", "europeans",
-    "africans", "arabs", "westerners", "masalit", "darfuris",
+    "africans", "arabs", "westerners", "masalit", "darfuris", "rohingyas", "arrivals",
+    "newcomers", "newly-arrived", "returnees", "deportees",
 }  # fmt: skip
 VEHICLES = {
     "vehicles", "buses", "ambulances", "convoys", "trucks", "cars", "busloads", "lorries",
@@ -85,6 +86,7 @@ STOPWORDS = {
     "villages", "village", "city", "town", "province", "region", "district", "east", "west",
     "north", "south", "liberation", "history", "making", "video", "message", "massacre",
     "war", "bosnian", "ceasefire", "alliance", "affiliate", "al", "sham", "fateh", "qaeda",
+    "from", "into", "toward", "towards", "via", "through", "across", "near", "outside",
 }  # fmt: skip
 SPEECH = r"(?:said|says|told|added|warned|announced|reported|stated)"
 _WORD = re.compile(r"[^\W\d_](?:[\w'’ʿʾ`-]*\w)?")
@@ -101,8 +103,17 @@ HEDGES = {
 _QUALIFIER = "|".join(
     r"\s+".join(map(re.escape, q.split())) for q in sorted(HEDGES, key=len, reverse=True)
 )
+_MOVES = (
+    r"(?:flee|flees|fled|fleeing|leave|leaves|left|leaving|cross|crosses|crossed|crossing"
+    r"|reach|reached|reaching|arrive|arrived|arriving|walk|walked|walking|stream|streamed"
+    r"|pour|poured|escape|escaped|return|returned|move|moved|head|headed|evacuate|evacuated"
+    r"|were\s+evacuated|have\s+(?:fled|left|crossed)|had\s+(?:fled|left|crossed))"
+)
+"""Verbs of moving that make a bare 'thousands' people: 'Thousands flee Khartoum'."""
 _FIGURE = re.compile(
-    rf"(?<![\w.,])(?:(?P<vague>{spoken_numbers.VAGUE_PATTERN})\s+of(?=\s)"
+    rf"(?<![\w.,])(?:(?P<vague>{spoken_numbers.VAGUE_PATTERN})"
+    rf"(?:\s+of(?=\s)|\s+more(?=\s)|(?=\s+(?:more\s+)?{_MOVES}\b))"
+    r"|(?P<several>(?:several|a\s+few)\s+(?:hundred|thousand))(?=\s)"
     rf"|(?:(?P<qualifier>{_QUALIFIER})\s+)?(?:(?P<between>between)\s+)?"
     rf"(?P<low>{_NUMBER})(?:\s*(?:-|–|to|and)\s*(?P<high>{_NUMBER}))?(?![\d:]))",
     re.IGNORECASE,
@@ -777,7 +788,7 @@ def find_figures(
 
 
 def _figure(sentence: str, offset: int, match: re.Match[str]) -> FigureMention | None:
-    if match["vague"]:
+    if match["vague"] or match["several"]:
         return _vague_figure(sentence, offset, match)
     if match["between"] and not match["high"]:
         return None
@@ -791,7 +802,7 @@ def _figure(sentence: str, offset: int, match: re.Match[str]) -> FigureMention |
     word_number = not match["low"][:1].isdigit() and not match["qualifier"]
     if word_number and re.search(r"(?:^|\W)(?:no|any|each|every)\s*$", before):
         return None
-    if re.match(r"\s+of\b", after) and not _OF_THEM.match(after):
+    if re.match(r"\s+of\b", after) and not (_OF_THEM.match(after) or _OF_THEM_ALONE.match(after)):
         return None  # "one of the buses" (but "400 of them fighters", "40,000 of their
         # relatives" count fighters and relatives)
     following = re.match(r"\s*\(?([\w'’]+)", after)
@@ -827,12 +838,15 @@ _PRONOUN = re.compile(r"\s*(?:the|these|those|them|their|others|whom)\b", re.IGN
 def _vague_figure(sentence: str, offset: int, match: re.Match[str]) -> FigureMention | None:
     """'Hundreds of families': a range (200-999), counting what follows 'of' ('hundreds of
     them fighters' counts fighters; 'thousands of them', 'scores of others' count people)."""
-    low, high = spoken_numbers.VAGUE[match["vague"].lower()]
+    if match["several"]:  # "several hundred Americans", "a few thousand"
+        low, high = SEVERAL[match["several"].split()[-1].lower()]
+    else:
+        low, high = spoken_numbers.VAGUE[" ".join(match["vague"].lower().split())]
     after = sentence[match.end() :]
     pronoun = _PRONOUN.match(after)
     what = _what(sentence[: match.end()] + after[pronoun.end() :] if pronoun else sentence, match)
-    if pronoun and not what:
-        what = "people"  # "thousands of them climbed aboard"
+    if (pronoun or re.match(rf"\s+(?:more\s+)?{_MOVES}\b", after, re.IGNORECASE)) and not what:
+        what = "people"  # "thousands of them climbed aboard", "Thousands flee Khartoum"
     if not what or not COUNT_NOUNS.intersection(what.lower().split()[:3]):
         return None  # "hundreds of metres", "thousands of years"
     return FigureMention(
@@ -841,11 +855,16 @@ def _vague_figure(sentence: str, offset: int, match: re.Match[str]) -> FigureMen
     )  # fmt: skip
 
 
+SEVERAL = {"hundred": (200, 999), "thousand": (2_000, 9_999)}
+
+
 def _number(text: str | None) -> int | None:
     return spoken_numbers.parse(text) if text else None
 
 
-_OF_THEM = re.compile(r"\s+of\s+(?:them|whom|those|their)\s+(?P<noun>[\w'’-]+)")
+_OF_THEM = re.compile(r"\s+of\s+(?:them|whom|those|their|its|our)\s+(?P<noun>[\w'’-]+)")
+_OF_THEM_ALONE = re.compile(r"\s+of\s+(?:them|whom)\b")
+"""'More than 1.2 million of them have crossed': those the sentence spoke of, or people."""
 _A_TALLY = re.compile(
     r"(?:\b(?:number|toll|total|tally|count|figure)\b[^.;:]{0,80}?\s(?:at|to|of|was|is|"
     r"stood\s+at|reached|rose\s+to|hit)|\bof\s+those\s+[\w'’-]+,?)\s*$",
@@ -862,6 +881,10 @@ def _what(sentence: str, match: re.Match[str]) -> str:
     of_them = _OF_THEM.match(after)
     if of_them and of_them["noun"].lower() in COUNT_NOUNS:
         return of_them["noun"]
+    if _OF_THEM_ALONE.match(after):  # "The buses, some 50 of them": the noun said before
+        clause = re.split(r"[;:]", sentence[: match.start()])[-1]
+        nouns = [w for w in re.findall(r"[A-Za-z][\w'’-]*", clause) if w.lower() in COUNT_NOUNS]
+        return nouns[-1].lower() if nouns else "people"
     following = _FIGURE.search(after)
     if following and following.start() > 0:
         after = after[: following.start()]  # "3,000 civilians and more than 40 wounded"
@@ -998,11 +1021,12 @@ def _date(month: int, day: int, published: date | None) -> str:
 _CONVOY_WORDS = re.compile(
     r"\b(?:convoys?|bus(?:es|ed|loads?)?|buss(?:ed|ing)|ambulances|evacu\w*|vehicles"
     r"|left|leav(?:e|es|ing)|depart\w*|transfer\w*|transport\w*|relocat\w*|safe\s+passage"
-    r"|arriv\w*|driv(?:en|ing)|tak(?:en|ing)|brought|sent|mov(?:e|ed|ing)|fle(?:d|e|eing)"
+    r"|arriv\w*|driv(?:en|ing|es?)|drove|tak(?:en|ing)|brought|sent|mov(?:e|ed|ing)|fle(?:d|e|eing)"
     r"|return\w*|travel\w*|emptied|push\w*\s+(?:\w+\s+)?out|set(?:ting)?\s+(?:off|out)"
     r"|head(?:ed|ing)|bound|reach\w*|exit\w*"
     r"|cross(?:ed|es|ing)?|walk\w*|trek\w*|flown|flew|fl(?:y|ying|ights?)|airlift\w*"
-    r"|corridors?|exodus|escap\w*|board(?:ed|ing)|sail\w*|ferr(?:y|ied)|rescu\w*)\b",
+    r"|corridors?|exodus|escap\w*|board(?:ed|ing)|sail\w*|ferr(?:y|ied)|rescu\w*"
+    r"|stream(?:ed|ing)|pour(?:ed|ing)|refugees)\b",
     re.IGNORECASE,
 )
 """What a sentence about a movement of people says: vehicles, evacuations, leaving, arriving."""
@@ -1076,8 +1100,9 @@ def _draft(
 _ROLE_WORDS = {
     "via": r"via|through|crossing into|crossed into|by way of",
     "origin": r"from|out of|left|leave|leaves|leaving|departed|departing|depart|quit|fled"
-    r"|exit(?:ed|ing)?",
-    "destination": r"to|for|towards?|reach|reached|reaching|(?<!crossing\s)(?<!crossed\s)into"
+    r"|flee|flees|fleeing|exit(?:ed|ing)?",
+    "destination": r"to|for|towards?|reach|reached|reaches|reaching|as far as"
+    r"|(?<!crossing\s)(?<!crossed\s)into"
     r"|(?:arriv|enter|end)\w*(?:\s+[\w-]+){0,5}?\s+(?:in|at)",
 }
 """Words that give a place its part in a movement; the nearest one before the place decides.
@@ -1097,7 +1122,10 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
     destination_word = -1  # where the role word of the destination so far stands
     country_end: PlaceMention | None = None  # "fled to Armenia", "crossed into Chad"
     passed: list[PlaceMention] = []
+    where_clause = _WHERE.search(sentence)
     for place in places:
+        if where_clause and roles["destination"] and place.start - offset > where_clause.end():
+            break  # "to Port Sudan, where ships carry evacuees on to Jeddah": another movement
         tail = sentence[: place.start - offset].lower()[-80:]
         tail_start = place.start - offset - len(tail)
         after = sentence[place.end - offset : place.end - offset + 3]
@@ -1132,6 +1160,7 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
     return roles
 
 
+_WHERE = re.compile(r",\s+where\b")
 _CROSSED_INTO = re.compile(r"cross(?:ed|ing)\s+into\b")
 
 
@@ -1147,6 +1176,8 @@ _OF_A_PLACE = re.compile(
 )
 
 
+_ITS_DISPLACED = re.compile(r"\s+(?:refugees|evacuees|displaced)\b")
+"""'Thousands of Srebrenica refugees reach Tuzla': where the refugees come from."""
 _EMPTIED_OR_ITS_PEOPLE = re.compile(
     r"\s+(?:was\s+|were\s+)?emptied\b"
     r"|['’]s\s+(?:[\w-]+\s+)?(?:residents|people|civilians|fighters|rebels|families|gunmen)\b"
@@ -1157,6 +1188,9 @@ _EMPTIED_OR_ITS_PEOPLE = re.compile(
 def _people_of(sentence: str, offset: int, places: list[PlaceMention]) -> str:
     """'the last residents of Fuaa and Kafraya began leaving', 'as Madaya emptied': the
     place people leave, named as where they are from rather than after 'from'."""
+    for place in places:
+        if place.kind != "country" and _ITS_DISPLACED.match(sentence, place.end - offset):
+            return place.name
     if not _LEAVING.search(sentence):
         return ""
     for place in places:

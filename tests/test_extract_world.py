@@ -97,3 +97,36 @@ def test_part_of_a_country_is_that_part_not_its_capital(
 def test_a_unit_named_after_a_place_is_no_place() -> None:
     text = "Fighters of the Azov regiment stayed in Mariupol, Ukraine."
     assert [p.mention for p in extract(text, published=PUBLISHED).places] == ["Mariupol", "Ukraine"]
+
+
+@pytest.mark.parametrize(
+    ("text", "low", "high", "what"),
+    [
+        ("Thousands flee Khartoum by bus.", 2000, 9999, "people"),
+        ("Several hundred Americans were driven to Port Sudan.", 200, 999, "Americans"),
+        ("Hundreds more foreign passport holders left.", 200, 999, "foreign passport holders"),
+    ],
+)  # fmt: skip
+def test_vague_counts_of_wire_headlines(text: str, low: int, high: int, what: str) -> None:
+    [figure] = extract(text, published=PUBLISHED).figures
+    assert (figure.low, figure.high, figure.what) == (low, high, what)
+
+
+def test_of_them_counts_what_the_sentence_spoke_of() -> None:
+    text = "The buses, some 50 of them, left Potocari; more than 1.2 million of them fled."
+    figures = extract(text, published=PUBLISHED).figures
+    assert [(f.value, f.what) for f in figures] == [(50, "buses"), (1_200_000, "people")]
+
+
+@pytest.mark.parametrize(
+    ("text", "origin", "destination"),
+    [
+        ("From Lviv, many travel on by train to Przemysl.", "Lviv", "Przemyśl"),
+        ("Thousands of Srebrenica refugees reach Tuzla.", "Srebrenica", "Tuzla"),
+        ("Others drove from Khartoum to Port Sudan, where ships carry them to Jeddah.",
+         "Khartoum", "Port Sudan"),
+        ("Thousands of civilians streamed out of Irpin toward Kyiv.", "Irpin", "Kyiv"),
+    ],
+)  # fmt: skip
+def test_where_from_and_where_to_in_wire_copy(text: str, origin: str, destination: str) -> None:
+    assert drafts(text)[-1] == (origin, destination)
