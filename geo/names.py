@@ -40,6 +40,49 @@ def without_clitics(name: str) -> list[str]:
     return forms
 
 
+# Cyrillic is read as Latin, so 'Запорожье', 'Запоріжжя' and 'Zaporozhye' meet: Ukrainian words
+# (those with і ї є ґ) by Ukraine's national romanisation, others by the usual English one for
+# Russian (BGN-like, 'ye' after a vowel or soft sign, 'y' for й and ы).
+_CYRILLIC = {
+    "а": "a", "б": "b", "в": "v", "д": "d", "ж": "zh", "з": "z", "к": "k", "л": "l", "м": "m",
+    "н": "n", "о": "o", "п": "p", "р": "r", "с": "s", "т": "t", "у": "u", "ф": "f", "х": "kh",
+    "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ь": "", "ъ": "", "ґ": "g", "ў": "u",
+    "ј": "j", "љ": "lj", "њ": "nj", "ћ": "c", "ђ": "dj", "џ": "dz", "ѓ": "g", "ќ": "k",
+    "ѕ": "dz", "қ": "k", "ғ": "g", "ң": "n", "ү": "u", "ұ": "u", "һ": "h", "ө": "o", "ә": "a",
+}  # fmt: skip
+_UKRAINIAN = {"г": "h", "е": "e", "и": "y", "і": "i", "ї": "i", "й": "i", "є": "ie", "ю": "iu",
+              "я": "ia"}  # fmt: skip
+_UKRAINIAN_FIRST = {"ї": "yi", "й": "y", "є": "ye", "ю": "yu", "я": "ya"}
+_RUSSIAN = {"г": "g", "е": "e", "ё": "yo", "и": "i", "й": "y", "ы": "y", "э": "e", "ю": "yu",
+            "я": "ya", "і": "i", "ї": "yi", "є": "ye"}  # fmt: skip
+_RUSSIAN_VOWELS = set("аеёиоуыэюяьъ")
+_UKRAINIAN_MARKERS = set("іїєґ")
+_CYRILLIC_WORD = re.compile("[\u0400-\u04ff][\u0400-\u04ff\u0300-\u036f]*")
+
+
+def _latin_word(match: re.Match[str]) -> str:
+    """One Cyrillic word in Latin letters (see the tables above)."""
+    word = unicodedata.normalize("NFC", match.group().casefold())
+    ukrainian = not _UKRAINIAN_MARKERS.isdisjoint(word)
+    out = []
+    for i, letter in enumerate(word):
+        if ukrainian:
+            table = _UKRAINIAN_FIRST if i == 0 and letter in _UKRAINIAN_FIRST else _UKRAINIAN
+        elif letter == "е" and (i == 0 or word[i - 1] in _RUSSIAN_VOWELS):
+            out.append("ye")
+            continue
+        else:
+            table = _RUSSIAN
+        out.append(table.get(letter) or _CYRILLIC.get(letter, letter))
+    return "".join(out)
+
+
+def to_latin(text: str) -> str:
+    """Cyrillic words in Latin letters ('Київ' → 'kyiv', 'Запорожье' → 'zaporozhye'), the rest
+    unchanged; the transliterated words come out in lower case."""
+    return _CYRILLIC_WORD.sub(_latin_word, text)
+
+
 _MARKS = re.compile(
     "[\u0300-\u036f\u064b-\u065f\u0670\u06d6-\u06ed"  # combining accents, Arabic harakat
     "\u02bf\u02be\u02bb\u02bc\u2018\u2019'`\u00b4\u02c8\u2032\u02b9"  # ayn, hamza, apostrophes
@@ -64,14 +107,15 @@ _VOWELS = re.compile(r"[aeiouy]")
 def normalise_many(names: Sequence[str]) -> list[str]:
     """The match key of every name, computed on all of them at once (fast for whole gazetteers).
 
-    Steps: decompose and drop diacritics, ʿayn/hamza marks and apostrophes; lower case;
-    punctuation to spaces; drop Arabic articles (al-, el-, ad-, ash-, an- ... and ال);
-    q→k, o→u; ay/ai/ey/ei before a consonant → e, aw → u; iy before a vowel → i;
+    Steps: Cyrillic to Latin (`to_latin`); decompose and drop diacritics, ʿayn/hamza marks and
+    apostrophes; lower case; punctuation to spaces; drop Arabic articles (al-, el-, ad-, ash-,
+    an- ... and ال); q→k, o→u; ay/ai/ey/ei before a consonant → e, aw → u; iy before a vowel → i;
     final -ah/-eh/-a/-e → a; e→i; doubled letters → one.
     """
     if not names:
         return []  # "".split("\n") would give one key for no name
     text = "\n".join(name.replace("\n", " ") for name in names)
+    text = to_latin(text)
     text = unicodedata.normalize("NFKD", text).casefold()
     for letter, replacement in _LETTERS.items():
         if letter in text:
