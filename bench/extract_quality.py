@@ -2,9 +2,9 @@
 
 For every tests/data/reports/<name>.labels.json, runs geo.extract.extract on <name>.txt (less its
 "Published:" header) and compares with the labels. A predicted place is correct when its span
-overlaps a labelled mention and it lies within 10 km of the label (25 km for a region or
-governorate; a country must be the same country); a predicted figure is correct when its span
-overlaps a labelled figure and its value, or its low and high, are the same.
+overlaps a labelled mention and it lies within 10 km of the label (25 km for a road, 100 km for
+a region or governorate; a country must be the same country); a predicted figure is correct when
+its span overlaps a labelled figure and its value, or its low and high, are the same.
 
 "read right" is the share of labelled places whose span was found at all that were also put in
 the right place (so a name found but geocoded to the wrong town counts against it, a name missed
@@ -44,6 +44,8 @@ WORLD_HOLDOUT = REPORTS / "world-holdout"
 """Reports outside Syria written and labelled blind by another hand, kept for a first run."""
 NEAR_KM = 10.0
 NEAR_AREA_KM = 25.0
+NEAR_REGION_KM = 100.0
+"""Two fair middles of a region (an oblast, a state, 'southern Lebanon') lie this far apart."""
 AREA_KINDS = {"region", "country", "road"}
 SENTENCE_END = re.compile("[.!?][\"'\u201d\u2019)]*(?=\\s|$)|\n")  # a full stop, maybe quoted
 COLUMNS = (
@@ -85,7 +87,7 @@ def overlaps(a: Item, b: Item) -> bool:
 
 
 def near(place: Item, label: Item, kind: str) -> bool:
-    limit = NEAR_AREA_KM if kind in AREA_KINDS else NEAR_KM
+    limit = NEAR_REGION_KM if kind == "region" else NEAR_AREA_KM if kind in AREA_KINDS else NEAR_KM
     where = (place["latitude"], place["longitude"], label["latitude"], label["longitude"])
     return distance_km(*where) <= limit
 

@@ -40,7 +40,7 @@ def test_a_city_spelled_as_its_alias_ends_the_convoy() -> None:
     text = "Buses carrying about 400 civilians left Mariupol on Sunday for Zaporizhzhia."
     found = extract(text, published=PUBLISHED)
     [draft] = found.convoys
-    assert (draft.origin, draft.destination) == ("Mariupol", "Zaporizhzhya")
+    assert (draft.origin, draft.destination) == ("Mariupol", "Zaporizhzhia")
     assert draft.people == ["about 400 civilians"]
 
 
