@@ -1029,7 +1029,7 @@ _CONVOY_WORDS = re.compile(
     r"|head(?:ed|ing)|bound|reach\w*|exit\w*"
     r"|cross(?:ed|es|ing)?|walk\w*|trek\w*|flown|flew|fl(?:y|ying|ights?)|airlift\w*"
     r"|corridors?|exodus|escap\w*|board(?:ed|ing)|sail\w*|ferr(?:y|ied)|rescu\w*"
-    r"|stream(?:ed|ing)|pour(?:ed|ing)|refugees)\b",
+    r"|stream(?:ed|ing)|pour(?:ed|ing)|refugees|enter(?:ed|ing)|journeys?)\b",
     re.IGNORECASE,
 )
 """What a sentence about a movement of people says: vehicles, evacuations, leaving, arriving."""
@@ -1104,7 +1104,7 @@ _ROLE_WORDS = {
     "via": r"via|through|crossing into|crossed into|by way of",
     "origin": r"from|out of|left|leave|leaves|leaving|departed|departing|depart|quit|fled"
     r"|flee|flees|fleeing|exit(?:ed|ing)?",
-    "destination": r"to|for|towards?|reach|reached|reaches|reaching|as far as"
+    "destination": r"to|for|towards?|reach|reached|reaches|reaching|as far as|entered|entering"
     r"|(?<!crossing\s)(?<!crossed\s)into"
     r"|(?:arriv|enter|end)\w*(?:\s+[\w-]+){0,5}?\s+(?:in|at)",
 }
@@ -1126,6 +1126,7 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
     country_end: PlaceMention | None = None  # "fled to Armenia", "crossed into Chad"
     passed: list[PlaceMention] = []
     where_clause = _WHERE.search(sentence)
+    previous_end = 0  # a role word before the previous place is that place's, or a list's
     for place in places:
         if where_clause and roles["destination"] and place.start - offset > where_clause.end():
             break  # "to Port Sudan, where ships carry evacuees on to Jeddah": another movement
@@ -1134,12 +1135,16 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
         after = sentence[place.end - offset : place.end - offset + 3]
         if re.match(r"['’ ]s\b", after):
             continue  # "fighters from Lebanon's Hezbollah": whose, not where from
+        listed = _LISTED.fullmatch(sentence, previous_end, place.start - offset) is not None
+        floor = -1 if listed else previous_end - tail_start
+        previous_end = place.end - offset
         found = [
             (match.start(), kind)
             for kind, words in _ROLE_WORDS.items()
             for match in re.finditer(rf"\b(?:{words})\s+(?:the\s+|a\s+)?", tail)
             if re.fullmatch(r"(?:[\w'’-]+\s+){0,6}", tail[match.end() :])
             and not _NOT_A_ROLE.search(tail[: match.end()])
+            and match.start() >= floor
         ]
         where, role = max(found) if found else (-1, "")
         crossed = role == "via" and _CROSSED_INTO.match(tail, where)
@@ -1147,6 +1152,9 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
             country_end = country_end or place
         elif role == "via":
             roles["via"].append(place.name)
+            passed.append(place)
+        elif not role and country_end and re.search(r"\bat\s+(?:the\s+)?$", tail):
+            roles["via"].append(place.name)  # "crossed into Chad at Adre"
             passed.append(place)
         elif role == "origin" and not roles["origin"]:
             roles["origin"] = place.name
@@ -1164,6 +1172,8 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
 
 
 _WHERE = re.compile(r",\s+where\b")
+_LISTED = re.compile(r"\s*(?:,|,?\s*and|,?\s*or|/)?\s*(?:the\s+)?", re.IGNORECASE)
+"""What stands between the names of a list ('Fuaa and Kafraya', 'A, B or C')."""
 _CROSSED_INTO = re.compile(r"cross(?:ed|ing)\s+into\b")
 
 

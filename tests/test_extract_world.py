@@ -130,3 +130,12 @@ def test_of_them_counts_what_the_sentence_spoke_of() -> None:
 )  # fmt: skip
 def test_where_from_and_where_to_in_wire_copy(text: str, origin: str, destination: str) -> None:
     assert drafts(text)[-1] == (origin, destination)
+
+
+def test_a_role_word_before_another_place_is_that_place_s() -> None:
+    text = "Thousands more flee El Geneina into Chad as violence in West Darfur escalates."
+    assert drafts(text) == [("Al-Junaynah", "Chad")]
+
+
+def test_entering_a_country_ends_a_movement() -> None:
+    assert drafts("More than 28,000 people had entered Armenia by Tuesday.") == [("", "Armenia")]
