@@ -17,6 +17,7 @@ from geo import names
 from geo._fields import Spot
 from geo.errors import ProblemLog
 from geo.extract import Extraction, PlaceMention, count_only, is_people, is_vehicle
+from geo.home import scenario_homes
 from geo.records import Route, RoutePrecision, Source
 from geo.safe_html import marked_text
 
@@ -71,12 +72,13 @@ def add_to_scenario(
     by_name = {place.name: place for place in found.places}
     known_places = {place.id: place for place in scenario.places}
     ids = {place.name: place.id for place in scenario.places}
+    home = next(iter(scenario_homes(scenario)), "")  # for a place read without a country
     place_raws = []
     for row in rows:
         for name in [row.get("origin"), row.get("destination"), *_split(row.get("via"))]:
             if name and name not in ids and name in by_name:
                 ids[name] = _free_id(_slug(name), set(known_places) | set(ids.values()))
-                place_raws.append(_place_raw(by_name[name], ids[name], source_id, row))
+                place_raws.append(_place_raw(by_name[name], ids[name], source_id, row, home))
     convoy_raws = [
         _convoy_raw(row, number, ids, source_id) for number, row in enumerate(rows, start=1)
     ]
@@ -169,11 +171,13 @@ def _free_id(base: str, taken: set[str]) -> str:
     return candidate
 
 
-def _place_raw(place: PlaceMention, place_id: str, source_id: str, row: dict[str, Any]) -> Any:
+def _place_raw(
+    place: PlaceMention, place_id: str, source_id: str, row: dict[str, Any], home: str
+) -> Any:
     cells = {
         "id": place_id, "name": place.name, "kind": place.kind,
         "latitude": place.latitude, "longitude": place.longitude,
-        "country_code": place.country_code or "SY", "precision": place.precision,
+        "country_code": place.country_code or home, "precision": place.precision,
         "source": source_id, "quote": row.get("sentence", ""),
     }  # fmt: skip
     return s.RawRecord(Spot("report", f"place {place.name!r}"), cells)
