@@ -1,4 +1,4 @@
-"""The command line: `python -m geo validate|import|dump|geocode|export|extract|workspace|team`."""
+"""The command line: `python -m geo validate|import|dump|new|geocode|export|extract|…`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +136,34 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     reading.add_argument("--json", action="store_true", help="print one JSON object")
     reading.set_defaults(command=_extract)
+
+    new = commands.add_parser(
+        "new", help="start an empty scenario folder for a new crisis (then add to it and import it)"
+    )
+    new.add_argument("--title", required=True, help="the scenario's title")
+    new.add_argument("--report", type=Path, help="a report to start from: its country and date")
+    new.add_argument(
+        "--country", help="the crisis's country, ISO code (default: read from --report)"
+    )
+    new.add_argument("--timezone", help="IANA time zone (default: proposed from the country)")
+    new.add_argument("--published", help="the first source's date, YYYY-MM-DD")
+    new.add_argument(
+        "--start", help="YYYY-MM-DD or YYYY-MM-DDTHH:MM (default: the day before --published)"
+    )
+    new.add_argument("--end", help="as --start (default: two days after the start)")
+    new.add_argument(
+        "--source-title",
+        default="",
+        help="the first source's title (default: the report's first line)",
+    )
+    new.add_argument("--publisher", default="", help="who published the first source")
+    new.add_argument("--url", default="", help="the first source's address")
+    new.add_argument("--summary", default="", help="one paragraph on what happened")
+    new.add_argument("--disclaimer", default="", help="shown on the map and every export")
+    new.add_argument(
+        "--out", type=Path, default=Path("."), help="folder to create it in (default: here)"
+    )
+    new.set_defaults(command=_new)
 
     risk = commands.add_parser(
         "analyse", help="each route's ground by control, front-line crossings and nearby events"
@@ -583,6 +611,72 @@ def _extract(args: argparse.Namespace) -> int:
     for item in found.skipped:
         print(f"skipped {item.kind} at character {item.start}: {item.text!r} ({item.reason})")
     return 0
+
+
+def _new(args: argparse.Namespace) -> int:
+    from datetime import timedelta
+
+    from geo import new_scenario as n
+    from geo.extract import read_home
+
+    text = _read_text(args.report) if args.report else ""
+    country = args.country or (next(iter(read_home(text)), "") if text else "")
+    timezone = args.timezone or (n.propose_timezone(country) if country else None)
+    if not timezone:
+        raise CorridorError(
+            f"--timezone: expected an IANA time zone, got none and none could be proposed "
+            f"from the country {country or '(none given or read)'!r}"
+        )
+    published = _date_option("--published", args.published)
+    start = _moment_option("--start", args.start) or (
+        published - timedelta(days=1) if published else None
+    )
+    if start is None:
+        raise CorridorError("--start: expected a date (or --published), got none")
+    first_line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    source = n.source_from(
+        args.source_title or first_line[:120] or args.title,
+        args.publisher,
+        published or (start if not isinstance(start, datetime) else start.date()),
+        url=args.url,
+    )
+    scenario = n.new_scenario(
+        title=args.title,
+        timezone=timezone,
+        start=start,
+        end=_moment_option("--end", args.end),
+        source=source,
+        summary=args.summary,
+        disclaimer=args.disclaimer,
+    )
+    folder = n.create(scenario, args.out)
+    about = f" about {country}" if country else ""
+    print(f"created {folder}{about}, time zone {timezone}, {scenario.start:%Y-%m-%d %H:%M} to "
+          f"{scenario.end:%Y-%m-%d %H:%M}; add places, convoys and zones, then "
+          f"`python -m geo import {folder}`")  # fmt: skip
+    return 0
+
+
+def _date_option(name: str, value: str | None) -> date | None:
+    if not value:
+        return None
+    try:
+        return datetime.strptime(value, "%Y-%m-%d").date()
+    except ValueError:
+        raise CorridorError(f"{name}: expected a date as YYYY-MM-DD, got {value!r}") from None
+
+
+def _moment_option(name: str, value: str | None) -> datetime | date | None:
+    if not value:
+        return None
+    if len(value) <= 10:
+        return _date_option(name, value)
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        raise CorridorError(
+            f"{name}: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM, got {value!r}"
+        ) from None
 
 
 def _read_text(path: Path) -> str:

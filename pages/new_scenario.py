@@ -1,0 +1,87 @@
+"""New scenario: start a crisis of one's own (title, time zone, span, first source, disclaimer)."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import streamlit as st
+
+from geo import new_scenario as n
+from geo.errors import CorridorError
+from geo.extract import read_home
+from geo.safe_html import markdown_literal
+from geo.workspace import Workspace
+from pages.shared.session import viewer_only, who, workspace_location
+
+
+@st.cache_data(show_spinner="Reading where the report is from…")
+def countries_of(text: str) -> tuple[str, ...]:
+    """The countries the report is about (geo.extract.read_home), cached per text."""
+    return read_home(text)
+
+
+def main() -> None:
+    st.title("New scenario")
+    st.caption(
+        "Start a scenario for the crisis you work on: its title, time zone, time span, first "
+        "source and disclaimer. Then add drafts from reports, import or draw places, zones and "
+        "routes, and choose it under “Scenario” on the dashboard."
+    )
+    who("new")
+    workspace = Workspace(workspace_location())
+    if viewer_only(workspace):
+        return
+    report = st.text_area("A report to start from (optional)", key="new_report", height=150)
+    countries = countries_of(report) if report.strip() else ()
+    title = st.text_input("Title", key="new_title", placeholder="El Fasher displacement, May 2024")
+    left, right = st.columns(2)
+    country = left.text_input(
+        "Country (ISO code)", value=countries[0] if countries else "",
+        help="Read from the report when one is pasted; proposes the time zone",
+    ).strip().upper()  # fmt: skip
+    timezone = right.text_input("Time zone (IANA)", value=n.propose_timezone(country) or "UTC")
+    published = left.date_input("The report's publication date", value=date.today())
+    start = right.date_input("Start", value=published - timedelta(days=1))
+    end = right.date_input("End", value=start + timedelta(days=2))
+    first_line = next((line.strip() for line in report.splitlines() if line.strip()), "")
+    source_title = left.text_input("Source title", value=first_line[:120])
+    publisher = left.text_input("Publisher", placeholder="UNHCR, AP, a local newspaper…")
+    url = right.text_input("Source address (optional)")
+    disclaimer = st.text_area("Disclaimer", value=n.DISCLAIMER)
+    if st.button("Create the scenario", key="create_scenario", disabled=not title.strip()):
+        source = n.source_from(source_title or title, publisher, published, url=url)
+        create(workspace, title, timezone, start, end, source, disclaimer)
+
+
+def create(
+    workspace: Workspace,
+    title: str,
+    timezone: str,
+    start: date,
+    end: date,
+    source: n.Source,
+    disclaimer: str,
+) -> None:
+    """Save the scenario in the workspace beside the others, or say why not."""
+    try:
+        scenario = n.new_scenario(
+            title=title, timezone=timezone, start=start, end=end, source=source,
+            disclaimer=disclaimer,
+        )  # fmt: skip
+        if workspace.exists() and scenario.id in workspace.scenario_ids():
+            st.error(
+                f"A scenario with the id {scenario.id!r} exists already: choose another title."
+            )
+            return
+        workspace.save(scenario)
+    except CorridorError as error:
+        st.error(f"The scenario was not created:\n\n{markdown_literal(str(error))}")
+        return
+    st.success(
+        f"Created {markdown_literal(scenario.title)} ({scenario.id}), {scenario.timezone}, "
+        f"{scenario.start:%d %b %Y} to {scenario.end:%d %b %Y}. Choose it under “Scenario” on "
+        "the dashboard or the import page."
+    )
+
+
+main()
