@@ -124,7 +124,10 @@ def _convoy_rows(scenario: Scenario) -> pd.DataFrame:
         }
         for convoy in scenario.convoys
     ]
-    return pd.DataFrame(rows)
+    columns = ["id", "convoy", "status", "from", "via", "to", "departs", "departs (UTC)",
+               "arrives", "times", *CONVOY_COUNTS, "organisation", "confidence", "source",
+               "quote"]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)  # (the columns even of a scenario with none)
 
 
 EDITABLE_CONVOY_FIELDS = ("status", "depart", "arrive", "time_precision", *CONVOY_COUNTS,

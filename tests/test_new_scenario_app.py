@@ -57,3 +57,13 @@ def test_bad_time_zone_is_refused_with_its_name(workspace: Path | str) -> None:
     app.button(key="create_scenario").click().run()
     assert any("Mars/Olympus" in e.value for e in app.error)
     assert Workspace(workspace).scenario_ids() == ["aleppo-2016-12"]
+
+
+def test_the_dashboard_draws_the_new_scenario(workspace: Path | str) -> None:
+    app = AppTest.from_file(PAGE, default_timeout=60).run()
+    app.text_input(key="new_title").input("El Geneina to Adre, June 2023").run()
+    app.button(key="create_scenario").click().run()
+    dashboard = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=60).run()
+    dashboard.sidebar.selectbox(key="scenario").select("el-geneina-to-adre-june-2023").run()
+    assert not dashboard.exception
+    assert [title.value for title in dashboard.title] == ["El Geneina to Adre, June 2023"]
