@@ -1,0 +1,50 @@
+"""Offline geocoding outside Syria with no country assumed: Cyrillic, transliterations, aliases."""
+
+from __future__ import annotations
+
+import pytest
+
+from geo.geocoding import OfflineGeocoder
+
+CASES = [
+    # (query, expected country, latitude, longitude): GeoNames' points, within 0.1 degrees
+    ("Маріуполь", "UA", 47.10, 37.54),  # Ukrainian
+    ("Мариуполь", "UA", 47.10, 37.54),  # Russian
+    ("Запорожье", "UA", 47.84, 35.14),
+    ("Zaporizhzhia", "UA", 47.84, 35.14),
+    ("Kharkov", "UA", 49.98, 36.25),  # the older transliteration
+    ("Харків", "UA", 49.98, 36.25),
+    ("Kiev", "UA", 50.45, 30.52),
+    ("Київ", "UA", 50.45, 30.52),
+    ("Odessa", "UA", 46.49, 30.74),
+    ("Nikolaev", "UA", 46.98, 31.99),
+    ("Artemivsk", "UA", 48.59, 38.00),  # Bakhmut's former name
+    ("Khan Younis", "PS", 31.34, 34.31),
+    ("Khan Yunis", "PS", 31.34, 34.31),
+    ("El Geneina", "SD", 13.45, 22.45),
+    ("Goma", "CD", -1.67, 29.23),
+    ("Port-au-Prince", "HT", 18.54, -72.34),
+    ("Derna", "LY", 32.77, 22.64),
+]
+
+
+@pytest.fixture(scope="module")
+def geocoder() -> OfflineGeocoder:
+    return OfflineGeocoder()  # (no country bias: the default)
+
+
+@pytest.mark.parametrize(("query", "country", "latitude", "longitude"), CASES)
+def test_names_of_other_crises_are_found_without_a_country(
+    geocoder: OfflineGeocoder, query: str, country: str, latitude: float, longitude: float
+) -> None:
+    found = geocoder.geocode(query)
+    assert found is not None, query
+    assert found.raw["country_code"] == country
+    assert found.latitude == pytest.approx(latitude, abs=0.1)
+    assert found.longitude == pytest.approx(longitude, abs=0.1)
+
+
+def test_cyrillic_and_latin_spellings_are_one_place(geocoder: OfflineGeocoder) -> None:
+    spellings = ["Херсон", "Kherson"]
+    found = {geocoder.geocode(name).raw["id"] for name in spellings}  # type: ignore[union-attr]
+    assert len(found) == 1
