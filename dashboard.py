@@ -178,7 +178,9 @@ def init_state(scenario: Scenario) -> None:
     widgets = ["at", "base", *(f"layer:{key}" for key in ALL_LAYERS)]
     if ss.get("initialised_for") == scenario.id and all(key in ss for key in widgets):
         return  # (Streamlit drops a page's widget state when another page is opened)
-    link = permalink.read(st.query_params, (convoy.id for convoy in scenario.convoys))
+    switched = ss.get("initialised_for") not in (None, scenario.id)  # (the URL is the last one's)
+    params = {} if switched else st.query_params
+    link = permalink.read(params, (convoy.id for convoy in scenario.convoys))
     steps = moments(scenario)
     ss.at = timeline.nearest_step(steps, link.at) if link.at else timeline.opening_step(scenario)
     for key in ALL_LAYERS:

@@ -18,6 +18,7 @@ from geo.settings import Settings
 from geo.workspace import Workspace
 from pages.shared.session import save, sign_in_form, viewer_only, who, workspace_location
 
+ss = st.session_state
 SETTINGS = Settings.from_environment()
 MAX_BYTES = 2_000_000
 STATUSES = [status.value for status in ConvoyStatus]
@@ -55,12 +56,13 @@ def main() -> None:
         help="The report's date: “Thursday” and “December 15” are read against it",
     )  # fmt: skip
     title = st.text_input("Report title (for the source)", value=file_name, key="report_title")
+    scenario_id = chosen_scenario()
     if not text.strip():
         return
     if published is None:
         st.warning("No publication date yet: weekdays and dates in the text are left unresolved, "
                    "and drafts can be added once the date is set.")  # fmt: skip
-    scenario = current_scenario()
+    scenario = current_scenario(scenario_id)
     found = read(text, published, scenario_homes(scenario))
     st.caption(f"Read as a report about {', '.join(found.homes) or 'no particular country'} "
                "(the scenario's countries, or those the report names most).")  # fmt: skip
@@ -98,27 +100,49 @@ def main() -> None:
     pressed = st.button("Add to workspace", disabled=not chosen or published is None,
                         key="add_drafts")  # fmt: skip
     if pressed and published is not None:
-        add(found, chosen, title, published, user)
+        add(found, chosen, title, published, user, scenario_id)
 
 
-def current_scenario() -> Scenario | None:
+def chosen_scenario() -> str:
+    """The scenario the drafts go into, as the user chose it: the one last chosen or created in
+    this session (`working_scenario`, kept across pages), else the shipped one."""
+    wanted = str(ss.get("working_scenario", SETTINGS.default_scenario))
+    workspace = Workspace(workspace_location())
+    try:
+        ids = workspace.scenario_ids() if workspace.exists() else []
+    except CorridorError:
+        ids = []
+    if not ids:
+        return wanted
+    index = ids.index(wanted) if wanted in ids else 0
+    chosen = st.selectbox("Add the drafts to the scenario", ids, index=index, key="report_scenario")
+    ss["working_scenario"] = chosen
+    return str(chosen)
+
+
+def current_scenario(scenario_id: str) -> Scenario | None:
     """The workspace's scenario the drafts would join, None when there is none to read."""
     workspace = Workspace(workspace_location())
     if not workspace.exists():
         return None
     try:
-        return workspace.load(SETTINGS.default_scenario)
+        return workspace.load(scenario_id)
     except CorridorError:
         return None
 
 
 def add(
-    found: Extraction, rows: list[dict[str, object]], title: str, published: date, user: str
+    found: Extraction,
+    rows: list[dict[str, object]],
+    title: str,
+    published: date,
+    user: str,
+    scenario_id: str,
 ) -> None:
     """The ticked drafts into the workspace, as `user`; repeats of its convoys are left out."""
     workspace = Workspace(workspace_location())
     try:
-        scenario = workspace.load(SETTINGS.default_scenario)
+        scenario = workspace.load(scenario_id)
         fresh, notes = drafts.left_out(scenario, rows)
         for note in notes:
             st.warning(markdown_literal(note))

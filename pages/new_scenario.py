@@ -77,10 +77,11 @@ def create(
     except CorridorError as error:
         st.error(f"The scenario was not created:\n\n{markdown_literal(str(error))}")
         return
+    st.session_state["working_scenario"] = scenario.id  # (where the report page adds drafts)
     st.success(
         f"Created {markdown_literal(scenario.title)} ({scenario.id}), {scenario.timezone}, "
-        f"{scenario.start:%d %b %Y} to {scenario.end:%d %b %Y}. Choose it under “Scenario” on "
-        "the dashboard or the import page."
+        f"{scenario.start:%d %b %Y} to {scenario.end:%d %b %Y}. Drafts from reports go into it "
+        "on From a report; choose it under “Scenario” on the dashboard or the import page."
     )
 
 
