@@ -633,9 +633,8 @@ def _new(args: argparse.Namespace) -> int:
     )
     if start is None:
         raise CorridorError("--start: expected a date (or --published), got none")
-    first_line = next((line.strip() for line in text.splitlines() if line.strip()), "")
     source = n.source_from(
-        args.source_title or first_line[:120] or args.title,
+        args.source_title or n.title_line(text) or args.title,
         args.publisher,
         published or (start if not isinstance(start, datetime) else start.date()),
         url=args.url,

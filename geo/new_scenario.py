@@ -115,6 +115,11 @@ def _moment(value: datetime | date, zone: ZoneInfo) -> datetime:
     return datetime.combine(value, time(0), tzinfo=zone)
 
 
+def title_line(report: str) -> str:
+    """A report's first non-blank line, at most 120 characters: its source's proposed title."""
+    return next((line.strip() for line in report.splitlines() if line.strip()), "")[:120]
+
+
 def source_from(title: str, publisher: str, published: date, *, url: str = "") -> Source:
     """A scenario source with an id made of its publisher's and title's letters."""
     return Source(
