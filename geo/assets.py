@@ -188,6 +188,9 @@ def _inline_css_urls(css: str, folder: Path) -> str:
 
 def needed(element: Any) -> tuple[list[Asset], list[Asset]]:
     """The scripts and stylesheets a folium element needs instead of its CDN links."""
+    own: tuple[list[Asset], list[Asset]] | None = getattr(element, "offline_assets", None)
+    if own is not None:  # an element that decides for itself
+        return own
     for cls in type(element).__mro__:
         if cls.__name__ in OFFLINE:
             scripts, styles = OFFLINE[cls.__name__]

@@ -214,18 +214,22 @@ class ClearPopups(ScriptCall):
 
 
 class Locator(ScriptCall):
-    """A small map of Syria in a corner with the main map's extent on it (as OCHA maps have).
+    """A small map of the region in a corner with the main map's extent on it (as OCHA maps
+    have): Syria and its neighbours, or the world around a scenario elsewhere.
 
     Drawn from the offline base's country outlines; where the extent is only a few pixels
     wide on the inset it is marked by a dot.
     """
 
     FUNCTION = """function(map, position, frame, dataGlobal) {
-    var data = window[dataGlobal];
+    var base = map.corridorBase || {countries: window[dataGlobal].countries,
+        isHome: function(f) { return f.properties.iso_a3 === 'SYR'; }};
+    frame = base.frame || frame;
     var inset = L.control({position: position});
     inset.onAdd = function() {
         var div = L.DomUtil.create('div', 'corridor-locator');
-        div.setAttribute('aria-label', 'Locator map: the extent of this map in Syria');
+        div.setAttribute('aria-label', base.frame ? 'Locator map: the extent of this map' :
+                         'Locator map: the extent of this map in Syria');
         return div;
     };
     inset.addTo(map);
@@ -236,9 +240,9 @@ class Locator(ScriptCall):
         fadeAnimation: false, inertia: false
     });
     mini.fitBounds(frame, {animate: false});
-    L.geoJSON(data.countries, {interactive: false, style: function(f) {
+    L.geoJSON(base.countries, {interactive: false, style: function(f) {
         return {color: '#8c8c8c', weight: 0.6, fillOpacity: 1,
-                fillColor: f.properties.iso_a3 === 'SYR' ? '#fbfaf6' : '#ebe8e1'};
+                fillColor: base.isHome(f) ? '#fbfaf6' : '#ebe8e1'};
     }}).addTo(mini);
     var extent = L.rectangle(map.getBounds(), {color: '#D55E00', weight: 2,
         fillOpacity: 0.15, interactive: false}).addTo(mini);

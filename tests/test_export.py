@@ -478,7 +478,7 @@ def test_cli_exports_html_with_arabic_place_names(tmp_path: Path) -> None:
     assert main(argv) == 0
     page = out.read_text(encoding="utf-8")
     assert '"tip":"حلب (city)"' in page
-    assert 'var language = "ar";' in page  # the base map's towns too
+    assert 'null, ["SYR"], "ar", ' in page  # the base map's towns too (OfflineBase)
 
 
 def test_cli_rejects_unknown_layers_listing_the_valid_ones(

@@ -13,7 +13,7 @@ import folium
 import folium.plugins
 from branca.element import Element
 
-from geo import viewport
+from geo import basemap, viewport
 from geo.assets import make_tree_offline
 from geo.bulk import Served
 from geo.map_furniture import FURNITURE_CSS, ClearPopups, Locator, Panel, PlaceLabels
@@ -148,7 +148,7 @@ def build_map(
         ).add_to(m)
     root: Any = m.get_root()
     root.header.add_child(Element(f"<style>{CARD_CSS}{MAP_CSS}{FURNITURE_CSS}</style>"))
-    OfflineBase(view.labels).add_to(m)
+    offline_base(scenario, view).add_to(m)
     groups = overlays(scenario, view, records, still=still, served=served)
     for group in groups.values():
         group.add_to(m)
@@ -172,3 +172,14 @@ def build_map(
     viewport.ViewKeeper(frame, store=None if still else keep_view).add_to(m)
     make_tree_offline(m, asset_url)
     return m
+
+
+def offline_base(scenario: Scenario, view: MapView) -> OfflineBase:
+    """The drawn base: the Levant's, or the world's around the scenario (geo.basemap.region)."""
+    home = frozenset(p.country_code.upper() for p in scenario.places if p.country_code)
+    (south, west), (north, east) = viewport.everything(scenario)
+    region = basemap.region(south, west, north, east, home)
+    levant = tuple(
+        sorted(basemap.LEVANT_ISO3[code] for code in home if code in basemap.LEVANT_ISO3)
+    )
+    return OfflineBase(view.labels, region, levant or ("SYR",))

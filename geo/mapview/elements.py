@@ -9,11 +9,10 @@ from typing import Any
 import folium
 import orjson
 from branca.element import MacroElement
-from folium.elements import JSCSSMixin
 from jinja2 import Template
 
 from geo import basemap
-from geo._script import ScriptElement, script_json, shared_canvas
+from geo._script import ScriptCall, ScriptElement, script_json, shared_canvas
 from geo.mapview.symbols import HATCH_ID
 from geo.place_labels import LabelLanguage
 from geo.safe_html import esc
@@ -145,52 +144,69 @@ class Hatch(MacroElement):
         self.pattern = HATCH_ID
 
 
-class OfflineBase(JSCSSMixin, MacroElement):
+class OfflineBase(ScriptCall):
     """Natural Earth outlines and GeoNames town labels, in panes beneath any tile layer.
 
-    The data comes in a script of its own (geo.basemap.script, an asset like Leaflet), so the
-    map's own script stays small.
+    The Levant's data comes in a script of its own (geo.basemap.script, an asset like Leaflet),
+    so the map's own script stays small; a map elsewhere carries the world around its scenario
+    (`region`, geo.basemap.region) instead. `home` names the countries drawn lighter (ISO
+    3166-1 alpha-3, the Levant files' codes). The data is left on the map as `corridorBase`
+    for the locator inset.
     """
 
-    _template = Template(
-        """
-        {% macro script(this, kwargs) %}
-        (function(map, data) {
-            map.createPane('corridor-base').style.zIndex = 150;
-            map.createPane('corridor-base-labels').style.zIndex = 160;
-            map.getPane('corridor-base').style.pointerEvents = 'none';
-            map.getPane('corridor-base-labels').style.pointerEvents = 'none';
-            var renderer = L.svg({pane: 'corridor-base'});
-            var common = {pane: 'corridor-base', renderer: renderer, interactive: false};
-            L.geoJSON(data.countries, Object.assign({style: function(f) {
-                return {color: '#8c8c8c', weight: 1, fillOpacity: 1,
-                        fillColor: f.properties.iso_a3 === 'SYR' ? '#fbfaf6' : '#ebe8e1'};
-            }}, common)).addTo(map);
-            L.geoJSON(data.governorates, Object.assign({style: {
-                color: '#a6a6a6', weight: 0.8, dashArray: '3 3', fill: false}}, common)).addTo(map);
-            var language = {{ this.language|tojson }};
-            function named(town) {  // [lat, lon, English, Arabic] (both escaped)
-                var arabic = town[3] ? '<span lang="ar" dir="rtl">' + town[3] + '</span>' : '';
-                if (language === 'en' || !arabic) { return town[2]; }
-                return language === 'ar' ? arabic : town[2] + '<br>' + arabic;
-            }
-            data.towns.forEach(function(town) {
-                L.marker([town[0], town[1]], {pane: 'corridor-base-labels', interactive: false,
-                    keyboard: false, icon: L.divIcon({className: 'corridor-town', html: named(town),
-                    iconSize: null})}).addTo(map);
-            });
-            map.attributionControl.addAttribution({{ this.credit|tojson }});
-        })({{ this._parent.get_name() }}, window.{{ this.data_global }});
-        {% endmacro %}
-        """
-    )
+    FUNCTION = """function(map, region, home, language, credit, dataGlobal) {
+    var data = region || window[dataGlobal];
+    function isHome(f) {
+        return f.properties.home || home.indexOf(f.properties.iso_a3) >= 0;
+    }
+    map.corridorBase = {countries: data.countries, isHome: isHome,
+                        frame: region ? region.frame : null};
+    map.createPane('corridor-base').style.zIndex = 150;
+    map.createPane('corridor-base-labels').style.zIndex = 160;
+    map.getPane('corridor-base').style.pointerEvents = 'none';
+    map.getPane('corridor-base-labels').style.pointerEvents = 'none';
+    var renderer = L.svg({pane: 'corridor-base'});
+    var common = {pane: 'corridor-base', renderer: renderer, interactive: false};
+    L.geoJSON(data.countries, Object.assign({style: function(f) {
+        return {color: '#8c8c8c', weight: 1, fillOpacity: 1,
+                fillColor: isHome(f) ? '#fbfaf6' : '#ebe8e1'};
+    }}, common)).addTo(map);
+    L.geoJSON(data.governorates, Object.assign({style: {
+        color: '#a6a6a6', weight: 0.8, dashArray: '3 3', fill: false}}, common)).addTo(map);
+    var arabicScript = ['ar', 'fa', 'ps', 'ur', 'ckb'];
+    var rightToLeft = arabicScript.concat(['he', 'dv']);
+    function named(town) {  // [lat, lon, name, local name, its language] (names escaped)
+        var lang = town[4] || 'ar';  // the Levant's towns: [lat, lon, English, Arabic]
+        var local = town[3] ? '<span lang="' + lang + '"' +
+            (rightToLeft.indexOf(lang) >= 0 ? ' dir="rtl"' : '') + '>' + town[3] + '</span>' : '';
+        if (language === 'en' || !local) { return town[2]; }
+        if (language === 'ar') { return arabicScript.indexOf(lang) >= 0 ? local : town[2]; }
+        return town[2] + '<br>' + local;
+    }
+    data.towns.forEach(function(town) {
+        L.marker([town[0], town[1]], {pane: 'corridor-base-labels', interactive: false,
+            keyboard: false, icon: L.divIcon({className: 'corridor-town', html: named(town),
+            iconSize: null})}).addTo(map);
+    });
+    map.attributionControl.addAttribution(credit);
+}"""
 
-    def __init__(self, language: LabelLanguage = LabelLanguage.ENGLISH) -> None:
-        super().__init__()
-        self._name = "OfflineBase"
-        self.language = language.value
-        self.data_global = basemap.GLOBAL
-        self.credit = esc(basemap.ATTRIBUTION)
+    def __init__(
+        self,
+        language: LabelLanguage = LabelLanguage.ENGLISH,
+        region: basemap.Region | None = None,
+        home: tuple[str, ...] = ("SYR",),
+    ) -> None:
+        payload = region.payload() if region is not None else None
+        super().__init__(
+            payload, list(home), language.value, esc(basemap.ATTRIBUTION), basemap.GLOBAL
+        )
+        self.region = region
+
+    @property
+    def offline_assets(self) -> tuple[list[Any], list[Any]] | None:
+        """A map with its own region needs no Levant script (see geo.assets.needed)."""
+        return ([], []) if self.region is not None else None
 
 
 class LayerSync(MacroElement):
