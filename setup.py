@@ -9,6 +9,7 @@ HERE = Path(__file__).resolve().parent
 DATA = [
     "README.md",
     "basemap/*",
+    "basemap/world/*",
     "gazetteer/*",
     "gazetteer/aliases/*",
     "interface/*",
