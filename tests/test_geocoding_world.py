@@ -25,6 +25,10 @@ CASES = [
     ("Goma", "CD", -1.67, 29.23),
     ("Port-au-Prince", "HT", 18.54, -72.34),
     ("Derna", "LY", 32.77, 22.64),
+    # curated (data/gazetteer/world_places.csv): editors' estimates, GeoNames sends them abroad
+    ("Tawila", "SD", 13.55, 24.85),  # not At Tawilah, Yemen
+    ("Abu Shouk camp", "SD", 13.67, 25.36),
+    ("مخيم أبو شوك", "SD", 13.67, 25.36),
 ]
 
 
