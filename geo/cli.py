@@ -28,7 +28,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     settings = Settings.from_environment()
-    parser = argparse.ArgumentParser(prog=_program(), description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog=_program(),
+        description=__doc__,
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     shipped = _shipped(settings)
     source = _source(shipped)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
@@ -240,6 +245,10 @@ def _parser() -> argparse.ArgumentParser:
             help="the workspace: a GeoPackage, or a PostGIS database's postgresql:// URL "
             f"(default: {settings.workspace})",
         )
+    for group in (commands, store_commands, team_commands):
+        for command in group.choices.values():
+            command.epilog = EXIT_CODES
+            command.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
 
 
@@ -248,6 +257,11 @@ def _workspace_location(text: str) -> Path | str:
     from geo.settings import POSTGIS_SCHEMES
 
     return text if text.startswith(POSTGIS_SCHEMES) else Path(text)
+
+
+def _problem(line: object) -> None:
+    """A problem or warning: to stderr, so that stdout keeps only the results."""
+    print(line, file=sys.stderr)
 
 
 def _copy_workspace(args: argparse.Namespace) -> int:
@@ -276,11 +290,11 @@ def _team_init(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     report = check_scenario(args.path)
     for problem in report.problems:
-        print(problem)
+        _problem(problem)
     errors, warnings = len(report.problems.errors), len(report.problems.warnings)
     counts = f"{errors} error(s), {warnings} warning(s)"
     if errors or (args.strict and warnings) or report.scenario is None:
-        print(f"{args.path}: invalid — {counts}")
+        _problem(f"{args.path}: invalid — {counts}")
         return 1
     print(f"{args.path}: valid — {summary(report.scenario)} ({counts})")
     return 0
@@ -319,7 +333,7 @@ def _import_file(args: argparse.Namespace, workspace: Any) -> int:
         options = importing.Options(args.layer, defaults, frozenset(prepared.swappable), largest)
         prepared = importing.prepare(args.path, scenario, options=options, who=args.who)
     for problem in prepared.problems:
-        print(problem)
+        _problem(problem)
     if args.report:
         from geo._atomic import write_text
 
@@ -333,6 +347,14 @@ def _import_file(args: argparse.Namespace, workspace: Any) -> int:
         print(f"{workspace.label}: nothing to write, every valid row is in {scenario.id!r} already")
     return 1 if prepared.rejected or not prepared.accepted else 0
 
+
+EXIT_CODES = """\
+Results go to stdout; problems, warnings and errors to stderr.
+exit codes:
+  0  done (validate: the scenario is valid)
+  1  problems: an invalid scenario, refused rows (valid rows are still added unless
+     --dry-run), a name not found, or an error that stopped the command
+  2  wrong usage: an unknown command or option, a missing argument"""
 
 SHIPPED_HINT = " (or a shipped scenario's name, e.g. aleppo-2016-12)"
 
@@ -433,7 +455,7 @@ def _track(args: argparse.Namespace) -> int:
     at = _moment(args.at) if args.at else (reports[-1].time if reports else scenario.start)
     states = tracking.track_states(scenario, reports, at, log=log)
     for problem in log:
-        print(problem)
+        _problem(problem)
     moving = [state for state in states.values() if state.latest is not None]
     if args.json:
         print(json.dumps({"at": at.isoformat(), "convoys": [_state_json(s) for s in moving]},

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import io
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -185,10 +187,11 @@ def test_cli_imports_a_file_and_reports_rejected_rows(
             "cli-test",
         ]
     )
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
     assert code == 1  # some rows were rejected; the good ones are in
-    assert "mixed.csv, row 3 (id 'bad-lat'), field 'latitude'" in out
-    assert "added" in out
+    assert "mixed.csv, row 3 (id 'bad-lat'), field 'latitude'" in captured.err
+    assert "bad-lat" not in captured.out  # a script keeping stdout gets results only
+    assert "added" in captured.out
     assert "ramouseh" in {p.id for p in workspace.load("tiny").places}
     assert "bad-lat" in report.read_text()
     assert changes.history(workspace, "tiny")[0].who == "cli-test"
@@ -243,9 +246,9 @@ def test_the_command_line_reads_files_past_the_upload_limit_up_to_its_own(
         handle.truncate(importing.MAX_UPLOAD_BYTES + 1)  # read past the limit: blank rows
     arguments = ["import", str(big), "--workspace", str(workspace.location), "--dry-run"]
     cli.main(arguments)
-    assert "at most" not in capsys.readouterr().out
+    assert "at most" not in capsys.readouterr().err
     cli.main([*arguments, "--max-mb", "0.5"])
-    assert "a file of at most 0.5 MB, got '20.0 MB'" in capsys.readouterr().out
+    assert "a file of at most 0.5 MB, got '20.0 MB'" in capsys.readouterr().err
 
 
 FIXTURES = sorted(p.name for p in IMPORTS.iterdir() if p.suffix not in {".md", ".py"})
@@ -258,10 +261,43 @@ def test_cli_reads_every_fixture_as_the_engine_does(
     expected = importing.prepare(IMPORTS / name, workspace.load("tiny"))
     code = cli.main(["import", str(IMPORTS / name), "--workspace", str(workspace.location),
                      "--dry-run"])  # fmt: skip
-    out = capsys.readouterr().out
-    assert f"{expected.accepted} of {expected.rows} rows valid" in out
+    captured = capsys.readouterr()
+    assert f"{expected.accepted} of {expected.rows} rows valid" in captured.out
     assert code == (1 if expected.rejected or not expected.accepted else 0)
-    assert out.count("\n") >= len(expected.problems) + 1
+    assert captured.err.count("\n") == len(expected.problems)  # one line each, on stderr
+    for problem in expected.problems:
+        assert str(problem) not in captured.out
+
+
+def test_a_refused_import_redirected_to_a_file_leaves_its_reasons_on_stderr(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """`geo import bad.csv > out.txt`, as a batch script runs it: results in the file, the
+    reasons on the terminal, a non-zero exit."""
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,name,kind,latitude,longitude,country_code\nx1,Nowhere,town,north,36.1,SY\n")
+    out = tmp_path / "out.txt"
+    with out.open("w") as stdout:
+        done = subprocess.run(
+            [sys.executable, "-m", "geo", "import", str(bad), "--workspace",
+             str(workspace.location), "--layer", "places"],
+            stdout=stdout, stderr=subprocess.PIPE, text=True, check=False,
+            cwd=Path(__file__).parent.parent,
+        )  # fmt: skip
+    assert done.returncode == 1
+    assert "bad.csv, row 2 (id 'x1'), field 'latitude': expected" in done.stderr
+    assert "'north'" in done.stderr
+    assert out.read_text().startswith("bad.csv: 0 of 1 rows valid")
+    assert "latitude" not in out.read_text()
+
+
+def test_the_exit_codes_are_in_every_commands_help(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ([], ["import"], ["validate"], ["team", "init"]):
+        with pytest.raises(SystemExit, match="0"):
+            cli.main([*command, "--help"])
+        shown = capsys.readouterr().out
+        assert "exit codes:\n  0  done" in shown
+        assert "problems, warnings and errors to stderr" in shown
 
 
 def test_a_zip_that_unpacks_past_the_limit_is_refused_at_once(

@@ -369,10 +369,12 @@ def test_cli_validate_lists_every_problem(
     five_mistakes: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["validate", str(five_mistakes)]) == 1
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert captured.out == ""  # problems and the verdict go to stderr, stdout stays clean
     for file, where, field in FIVE:
-        assert f"{file}, {where}, field {field!r}: expected " in out
-    assert out.splitlines()[-1] == f"{five_mistakes}: invalid — 5 error(s), 0 warning(s)"
+        assert f"{file}, {where}, field {field!r}: expected " in captured.err
+    last = captured.err.splitlines()[-1]
+    assert last == f"{five_mistakes}: invalid — 5 error(s), 0 warning(s)"
 
 
 @pytest.mark.parametrize("folder", ["tiny_dir", "shipped_dir"])
