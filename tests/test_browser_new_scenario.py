@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import click_until, dashboard_page, streamlit_app
+from PIL import Image
 from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_browser import MAP_FRAME
@@ -104,6 +105,32 @@ def test_a_report_about_sudan_becomes_a_scenario_on_the_dashboard(
         expect(page.get_by_role("heading", name=TITLE)).to_be_visible()
         assert frame.locator("path.leaflet-interactive").count() > 0
         assert page.locator("[data-testid='stException']").count() == 0
+        # the world's base map around Darfur and eastern Chad, not a blank page
+        assert frame.locator(".leaflet-corridor-base-pane path").count() >= 4
+        assert frame.locator(".corridor-town").count() >= 5
+
+        export_png(page)
+        assert page.locator("[data-testid='stException']").count() == 0
+
+
+def export_png(page: Page) -> None:
+    """Open the export panel, make a PNG and download it, as a hand does: a drawn picture of
+    the scenario's map comes down, named after the scenario."""
+    page.get_by_text("Export snapshot").click()
+    make = page.get_by_role("button", name="Make PNG")
+    make.scroll_into_view_if_needed(timeout=30_000)
+    make.click()
+    download_button = page.get_by_role("button", name="Download PNG")
+    download_button.wait_for(timeout=90_000)
+    with page.expect_download(timeout=60_000) as started:
+        download_button.click()
+    path = started.value.path()
+    image = Image.open(path)
+    assert image.format == "PNG"
+    assert image.size == (1600, 1000)
+    colours = image.convert("RGB").getcolors(maxcolors=1 << 24) or []
+    assert len(colours) > 50  # a drawn map, not a blank page
+    assert started.value.suggested_filename.startswith("corridor_el-geneina-to-adre-june-2023")
 
 
 def tick_first_draft(page: Page) -> None:
