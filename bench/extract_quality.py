@@ -42,6 +42,8 @@ WORLD = REPORTS / "world"
 """Reports of evacuations outside Syria written in the manner of published copy (issue 38)."""
 WORLD_HOLDOUT = REPORTS / "world-holdout"
 """Reports outside Syria written and labelled blind by another hand, kept for a first run."""
+WORLD_HOLDOUT_2 = REPORTS / "world-holdout2"
+"""A second blind set (Mozambique, Ethiopia, DR Congo, Yemen), once the first was spent."""
 NEAR_KM = 10.0
 NEAR_AREA_KM = 25.0
 NEAR_REGION_KM = 100.0
@@ -65,10 +67,14 @@ SETS = {
     "arabic": ("Arabic (issue 18)", ARABIC),
     "arabic-holdout": ("Arabic holdout", ARABIC_HOLDOUT),
     "world": ("outside Syria (issue 38)", WORLD),
-    "world-holdout": ("outside Syria, blind holdout", WORLD_HOLDOUT),
+    "world-holdout": (
+        "outside Syria, blind holdout (spent: curated after its first run)",
+        WORLD_HOLDOUT,
+    ),
+    "world-holdout2": ("outside Syria, blind holdout 2", WORLD_HOLDOUT_2),
 }
 DEFAULT_SETS = ["labelled", "holdout1", "holdout2", "arabic", "arabic-holdout", "world"]
-"""Every set but the blind holdout, which is run on purpose (`--set world-holdout`)."""
+"""Every set but the blind holdouts, which are run on purpose (`--set world-holdout2`)."""
 
 Item = dict[str, Any]
 Match = Callable[[Item, Item], bool]
