@@ -70,12 +70,14 @@ def map_view(page: Page) -> View | None:
 
 
 def pixels_between(page: Page, a: tuple[float, float], b: tuple[float, float]) -> float:
-    """How far apart two points are on the map as it is drawn now, in CSS pixels."""
-    found = evaluate(
-        page,
-        "([a, b]) => map.latLngToContainerPoint(a).distanceTo(map.latLngToContainerPoint(b))",
-        [list(a), list(b)],
-    )
+    """How far apart two points are on the map as it is drawn now, in CSS pixels (waiting up
+    to 20 s for a map while a redraw replaces its frame)."""
+    script = "([a, b]) => map.latLngToContainerPoint(a).distanceTo(map.latLngToContainerPoint(b))"
+    deadline = time.monotonic() + 20
+    found = evaluate(page, script, [list(a), list(b)])
+    while found is None and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+        found = evaluate(page, script, [list(a), list(b)])
     assert found is not None, "no map to measure on"
     return float(found)
 
