@@ -150,9 +150,9 @@ def world_towns() -> tuple[tuple[float, float, str, str, str, str, int], ...]:
         )
 
 
-def _touching(box: BaseGeometry) -> list[str]:
-    """The world countries whose outline meets the box, in code order."""
-    west, south, east, north = box.bounds
+def _touching(area: BaseGeometry) -> list[str]:
+    """The world countries whose outline meets the area, in code order."""
+    west, south, east, north = area.bounds
     found = []
     for iso_a3, entry in sorted(world_index().items()):
         w, s, e, n = entry["bbox"]
@@ -161,7 +161,7 @@ def _touching(box: BaseGeometry) -> list[str]:
             and e >= west
             and s <= north
             and n >= south
-            and outline_of(iso_a3).intersects(box)
+            and outline_of(iso_a3).intersects(area)
         ):
             found.append(iso_a3)
     return found
@@ -199,6 +199,7 @@ def _town_labels(bounds: tuple[float, float, float, float]) -> list[list[Any]]:
     return [[lat, lon, esc(name), esc(local), lang] for lon, lat, name, local, lang, _, _ in picked]
 
 
+@lru_cache(maxsize=16)
 def region(
     south: float, west: float, north: float, east: float, home: frozenset[str]
 ) -> Region | None:
@@ -208,7 +209,7 @@ def region(
     the countries the extent lies in): their countries' first-level divisions are drawn,
     their neighbours' outlines only. Everything is clipped to
     the extent widened by PAD_DEGREES (or by half its size, if more), so a map carries the
-    world only around its story.
+    world only around its story. Cached: a Streamlit rerun of the same scenario pays nothing.
     """
     near = box(west - NEAR_DEGREES, south - NEAR_DEGREES, east + NEAR_DEGREES, north + NEAR_DEGREES)
     touching = _touching(near)
@@ -220,7 +221,6 @@ def region(
     return _region(south, west, north, east, home)
 
 
-@lru_cache(maxsize=16)
 def _region(south: float, west: float, north: float, east: float, home: frozenset[str]) -> Region:
     pad = max(PAD_DEGREES, (east - west) / 2, (north - south) / 2)
     bounds = (

@@ -16,6 +16,7 @@ from branca.element import Element
 from geo import basemap, viewport
 from geo.assets import make_tree_offline
 from geo.bulk import Served
+from geo.home import scenario_homes
 from geo.map_furniture import FURNITURE_CSS, ClearPopups, Locator, Panel, PlaceLabels
 from geo.mapview.elements import Hatch, Items, LayerSync, OfflineBase
 from geo.mapview.layers import (
@@ -176,7 +177,7 @@ def build_map(
 
 def offline_base(scenario: Scenario, view: MapView) -> OfflineBase:
     """The drawn base: the Levant's, or the world's around the scenario (geo.basemap.region)."""
-    home = frozenset(p.country_code.upper() for p in scenario.places if p.country_code)
+    home = frozenset(scenario_homes(scenario))
     (south, west), (north, east) = viewport.everything(scenario)
     region = basemap.region(south, west, north, east, home)
     levant = tuple(
