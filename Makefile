@@ -26,7 +26,7 @@ test: install-dev gazetteer chromium arabic-font postgis check
 install: $(VENV)/.installed assets/node_modules/.installed
 
 install-dev: $(VENV)/.installed-dev assets/node_modules/.installed validators/node_modules/.installed \
-	$(GEOPY_TESTS)/.installed
+	$(GEOPY_TESTS)/.extracted
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -57,12 +57,13 @@ validators/node_modules/.installed: validators/package.json validators/package-l
 
 # geopy's own tests for geocoders (test/geocoders/ of the geopy release pinned in
 # requirements.txt, from its source distribution on PyPI), run against OfflineGeocoder.
-$(GEOPY_TESTS)/.installed: requirements.txt | $(VENV)/bin/python
+$(GEOPY_TESTS)/.extracted: requirements.txt | $(VENV)/bin/python
 	rm -rf $(GEOPY_TESTS) && mkdir -p $(GEOPY_TESTS)
 	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: \
 	  geopy==$(GEOPY_VERSION) -d $(GEOPY_TESTS)
 	tar -xzf $(GEOPY_TESTS)/geopy-$(GEOPY_VERSION).tar.gz -C $(GEOPY_TESTS) --strip-components=1 \
-	  geopy-$(GEOPY_VERSION)/test/geocoders/__init__.py geopy-$(GEOPY_VERSION)/test/geocoders/util.py
+	  geopy-$(GEOPY_VERSION)/test/geocoders/__init__.py geopy-$(GEOPY_VERSION)/test/geocoders/util.py \
+	  geopy-$(GEOPY_VERSION)/test/geocoders/base.py
 	touch $@
 
 # Leaflet and its plugins, pinned in assets/package-lock.json, inlined into every map (no CDN).

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
 
-from geo import arabic_reading, names, spoken_numbers
+from geo import arabic_reading, geocoding, names, spoken_numbers
 from geo.gazetteer import CURATED_ID
 from geo.geocoding import OfflineGeocoder, haversine_km
 from geo.records import QUALIFIER_WORDS, Count, Qualifier
@@ -575,7 +575,7 @@ def _near(latitude: float, longitude: float, others: list[PlaceMention]) -> bool
 def _nearer_candidate(
     place: PlaceMention, others: list[PlaceMention], geocoder: OfflineGeocoder
 ) -> PlaceMention | None:
-    candidates = geocoder.candidates(place.mention)
+    candidates = geocoding.candidates(geocoder, place.mention)
     if not candidates:
         return None
     best = candidates[0].score
@@ -638,7 +638,7 @@ def _place_at(
     if all(word.group().lower() in STOPWORDS or word.group().lower() in COUNT_NOUNS
            or word.group().lower() in never for word in span):  # fmt: skip
         return None
-    candidates = geocoder.candidates(mention)
+    candidates = geocoding.candidates(geocoder, mention)
     if not candidates or not _trusted(candidates[0], geocoder, homes):
         return None
     opening = i == 0 or _sentence_start(text, words[i - 1].end(), span[0].start())

@@ -21,7 +21,6 @@ from geopy.point import Point
 from rapidfuzz import fuzz, process
 
 from geo import _phrases, gazetteer, names
-from geo.settings import USER_AGENT
 
 METHODS = ("exact", "alias", "skeleton", "fuzzy")
 EXACT, ALIAS, SKELETON, FUZZY = range(4)
@@ -114,7 +113,8 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
 
         :param dict proxies: As for every geopy geocoder.
 
-        :param str user_agent: The User-Agent geopy would send (default: Corridor's).
+        :param str user_agent: The User-Agent geopy would send (default: geopy's
+            ``options.default_user_agent``, as for every geopy geocoder).
 
         :param ssl_context: As for every geopy geocoder.
         :type ssl_context: :class:`ssl.SSLContext`
@@ -125,7 +125,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
             scheme=scheme,
             timeout=timeout,
             proxies=proxies,
-            user_agent=user_agent or USER_AGENT,
+            user_agent=user_agent,
             ssl_context=ssl_context,
             adapter_factory=adapter_factory,
         )
@@ -172,7 +172,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         :rtype: ``None``, :class:`geopy.location.Location` or a list of them, if
             ``exactly_one=False``.
         """
-        candidates = self.candidates(query, country_codes=_codes(country_codes), near=near)
+        candidates = self._ranked(query, country_codes=_codes(country_codes), near=near)
         if not candidates:
             return None
         first = self._resolved(candidates[0])
@@ -193,14 +193,29 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         limit: int = 5,
         timeout: Any = DEFAULT_SENTINEL,
     ) -> Location | list[Location] | None:
-        """The gazetteer places nearest to a (latitude, longitude) point, nearest first."""
+        """The gazetteer places nearest to a point, nearest first.
+
+        :param query: The point: (latitude, longitude), a :class:`geopy.point.Point` or text
+            such as ``"36.2, 37.16"``.
+        :type query: :class:`geopy.point.Point`, list or tuple of ``(latitude,
+            longitude)``, or string as ``"%(latitude)s, %(longitude)s"``.
+
+        :param bool exactly_one: Return one result or a list of results, nearest first.
+
+        :param int limit: The most results returned when ``exactly_one`` is False.
+
+        :param int timeout: As for every geopy geocoder (the offline look-up never waits).
+
+        :rtype: ``None``, :class:`geopy.location.Location` or a list of them, if
+            ``exactly_one=False``.
+        """
         latitude, longitude = _point(query)
         places = self.gazetteer
         if not len(places):
             return None
         count = 1 if exactly_one else min(limit, len(places))
         if count == 1:  # the one `nearest_entries` finds, from the points' tree
-            rows = self.nearest_entries([latitude], [longitude])
+            rows = self._nearest_entries([latitude], [longitude])
             nearest = np.zeros(1, dtype=np.intp)
         else:  # every place measured; of places equally near, the first entry first
             rows = np.arange(len(places))
@@ -219,7 +234,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         ]
         return locations[0] if exactly_one else locations
 
-    def nearest_entries(self, latitudes: Any, longitudes: Any) -> npt.NDArray[np.intp]:
+    def _nearest_entries(self, latitudes: Any, longitudes: Any) -> npt.NDArray[np.intp]:
         """The gazetteer row nearest each point, the first entry of places equally near (-1 for
         a point that is not a number, or an empty gazetteer); many points at once (an import's
         rows without a country), in chunks: a point far from every place has many candidates.
@@ -270,7 +285,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
             found[point] = int(np.argmin(distances))  # (the first of equally near entries)
         return found
 
-    def candidates(
+    def _ranked(
         self,
         query: str,
         *,
@@ -327,7 +342,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         for bare in names.without_clitics(text):
             known = self.gazetteer.position(names.normalise(bare)) is not None
             if known or _phrases.parse(bare) is not None:
-                found = self.candidates(bare, country_codes=codes, near=near)
+                found = self._ranked(bare, country_codes=codes, near=near)
                 if found:
                     return [replace(c, score=round(c.score * 0.99, 3)) for c in found]
         return []
@@ -483,7 +498,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
                 lat, lon = float(near[0]), float(near[1])
                 return Candidate(-1, 1.0, PHRASE, "", 1.0, lat, lon, "the given point", "city")
             phrase = replace(phrase, target=near)
-        found = self.candidates(phrase.target, country_codes=codes)
+        found = self._ranked(phrase.target, country_codes=codes)
         return self._resolved(found[0]) if found else None
 
     def _named(
@@ -494,7 +509,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         kinds = self.gazetteer.kinds
         return [
             replace(found, score=round(found.score * 0.99, 3))
-            for found in self.candidates(phrase.target, country_codes=codes)
+            for found in self._ranked(phrase.target, country_codes=codes)
             if found.entry >= 0 and kinds[found.entry] in wanted
         ]
 
@@ -661,6 +676,25 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         parts = (raw["name"], raw["admin1"], raw["country_code"])
         address = ", ".join(part for part in parts if part)
         return Location(address, (raw["latitude"], raw["longitude"]), raw)
+
+
+def candidates(
+    geocoder: OfflineGeocoder,
+    query: str,
+    *,
+    country_codes: frozenset[str] = frozenset(),
+    near: str | tuple[float, float] | None = None,
+) -> list[Candidate]:
+    """The geocoder's best answers to `query`, best first, with how each matched (what report
+    reading weighs; geopy allows a geocoder no public method beyond `geocode` and `reverse`)."""
+    return geocoder._ranked(query, country_codes=country_codes, near=near)
+
+
+def nearest_entries(
+    geocoder: OfflineGeocoder, latitudes: Any, longitudes: Any
+) -> npt.NDArray[np.intp]:
+    """The gazetteer row nearest each point (-1 where none): many points at once."""
+    return geocoder._nearest_entries(latitudes, longitudes)
 
 
 def _codes(country_codes: str | Iterable[str] | None) -> frozenset[str]:

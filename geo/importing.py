@@ -446,7 +446,10 @@ class _Context:
         """Find at once the nearest gazetteer place of every place row that has coordinates but
         no country code (one by one, 300,000 rows took 47 s); `fill` then takes them from here.
         """
-        if "country_code" in self.options.defaults or not hasattr(self.geocoder, "nearest_entries"):
+        from geo.geocoding import OfflineGeocoder, nearest_entries
+
+        offline = isinstance(self.geocoder, OfflineGeocoder)
+        if "country_code" in self.options.defaults or not offline:
             return
         kept, points = [], []
         for raw in raws:
@@ -462,7 +465,7 @@ class _Context:
         if not points:
             return
         latitudes, longitudes = zip(*points, strict=True)
-        rows = self.geocoder.nearest_entries(latitudes, longitudes)
+        rows = nearest_entries(self.geocoder, latitudes, longitudes)
         places = self.geocoder.gazetteer
         for key, row in zip(kept, rows.tolist(), strict=True):
             if row >= 0:

@@ -26,7 +26,7 @@ from shapely.geometry import Point
 from geo import gazetteer
 from geo.cli import main
 from geo.errors import GeocodingUnavailableError, ValidationError
-from geo.geocoding import OfflineGeocoder, haversine_km
+from geo.geocoding import OfflineGeocoder, haversine_km, nearest_entries
 from geo.names import normalise
 from geo.online import Fallback
 from geo.workspace import Workspace
@@ -512,7 +512,7 @@ def test_nearest_entries_finds_the_nearest_place_as_reverse_does(full: OfflineGe
     saipan = next(i for i, name in enumerate(full.gazetteer.names) if name == "Saipan")
     latitudes = np.r_[latitudes, 89.99, full.gazetteer.latitudes[saipan]]  # places tied there
     longitudes = np.r_[longitudes, 0.0, full.gazetteer.longitudes[saipan]]
-    rows = full.nearest_entries(latitudes, longitudes)
+    rows = nearest_entries(full, latitudes, longitudes)
     places = full.gazetteer
     for latitude, longitude, row in zip(latitudes, longitudes, rows, strict=True):
         measured = haversine_km(latitude, longitude, places.latitudes, places.longitudes)
@@ -521,8 +521,8 @@ def test_nearest_entries_finds_the_nearest_place_as_reverse_does(full: OfflineGe
         assert isinstance(one, Location)
         assert one.raw["id"] == places.ids[row]
         assert one.raw["distance_km"] == pytest.approx(measured[row], abs=1e-3)
-    assert full.nearest_entries([], []).tolist() == []
-    assert full.nearest_entries([float("nan")], [0.0]).tolist() == [-1]
+    assert nearest_entries(full, [], []).tolist() == []
+    assert nearest_entries(full, [float("nan")], [0.0]).tolist() == [-1]
 
 
 # --- the online fallback (geo.online.Fallback around the offline geocoder) ------------------

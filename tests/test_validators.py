@@ -211,6 +211,51 @@ def test_geopys_geocode_signature_check_passes() -> None:
     GEOPY_CHECKS.test_geocode_method_signature(OfflineGeocoder)
 
 
+def test_geopys_reverse_signature_check_passes() -> None:
+    GEOPY_CHECKS.test_reverse_method_signature(OfflineGeocoder)
+
+
+def test_geopys_check_for_extra_public_methods_passes() -> None:
+    GEOPY_CHECKS.test_no_extra_public_methods(OfflineGeocoder)
+
+
+def test_geopys_signature_check_catches_an_undocumented_parameter() -> None:
+    class Undocumented(OfflineGeocoder):  # type: ignore[misc]
+        def reverse(self, query: Any, *, exactly_one: bool = True, timeout: Any = None) -> Any:
+            """Nothing documented."""
+
+    with pytest.raises(AssertionError, match="timeout"):
+        GEOPY_CHECKS.test_reverse_method_signature(Undocumented)
+
+
+def geopy_base_cases() -> ModuleType:
+    """geopy's tests of its Geocoder base class, each run on OfflineGeocoder instead."""
+    module = geopy_test_module("geopy_base_geocoder_cases", "base.py")
+    module.Geocoder = OfflineGeocoder  # type: ignore[attr-defined]
+    return module
+
+
+GEOPY_BASE_CASES = geopy_base_cases()
+
+
+class TestGeopysGeocoderCasesOnOfflineGeocoder(GEOPY_BASE_CASES.GeocoderTestCase):  # type: ignore[misc, name-defined]
+    """Options, user agent, timeout and SSL context taken as every geopy geocoder takes them."""
+
+
+class TestGeopysPointCasesOnOfflineGeocoder(GEOPY_BASE_CASES.GeocoderPointCoercionTestCase):  # type: ignore[misc, name-defined]
+    """Points given as geopy's geocoders take them."""
+
+
+class TestGeopysBoxCasesOnOfflineGeocoder(GEOPY_BASE_CASES.GeocoderFormatBoundingBoxTestCase):  # type: ignore[misc, name-defined]
+    """Bounding boxes given as geopy's geocoders take them."""
+
+
+def test_geopys_base_cases_make_offline_geocoders() -> None:
+    case = TestGeopysGeocoderCasesOnOfflineGeocoder()
+    case.setUpClass()
+    assert type(case.geocoder) is OfflineGeocoder
+
+
 @pytest.fixture(scope="session")
 def is_internet_access_allowed() -> bool:
     return False  # (geopy's own conftest reads a command-line flag; Corridor never goes online)
@@ -244,6 +289,17 @@ class TestOfflineGeocoderOnGeopysBase(GEOPY_BASE.BaseTestGeocoder):  # type: ign
     )
     async def test_reverse(self, query: Any) -> None:
         await self.reverse_run({"query": query}, {"latitude": 36.2, "longitude": 37.16})
+
+    @pytest.mark.parametrize(
+        ("query", "expected"),
+        [((13.45, 22.44), (13.45, 22.45)), ((47.10, 37.55), (47.10, 37.55)),
+         ((31.34, 34.30), (31.35, 34.30)), ((40.42, -3.70), (40.42, -3.70))],
+    )  # fmt: skip
+    async def test_reverse_answers_with_the_point_asked_about(
+        self, query: Any, expected: tuple[float, float]
+    ) -> None:  # (El Geneina, Mariupol, Khan Younis, Madrid)
+        latitude, longitude = expected
+        await self.reverse_run({"query": query}, {"latitude": latitude, "longitude": longitude})
 
     @pytest.mark.parametrize("query", [(200, 10), (float("nan"), 1), (-91, 0), "not a point"])
     async def test_reverse_refuses_what_is_no_point(self, query: Any) -> None:
