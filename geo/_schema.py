@@ -14,7 +14,7 @@ from typing import Any
 from shapely.geometry.base import BaseGeometry
 
 from geo import _fields as f
-from geo._countries import NEAR_KM, in_country
+from geo._countries import NEAR_KM, alpha2, in_country
 from geo._fields import Field, Spot
 from geo._geojson import geometry_problem
 from geo.errors import ProblemLog
@@ -54,9 +54,11 @@ class Known:
 
 
 def country_code(value: object) -> str:
+    """A two-letter ISO 3166-1 code; a three-letter one (HDX tables' SDN) as its two letters."""
     code = f.text(value).upper()
+    code = alpha2(code) or code if len(code) == 3 else code
     if len(code) != 2 or not code.isalpha():
-        raise f.FieldError("a two-letter ISO 3166-1 country code such as SY")
+        raise f.FieldError("a two-letter ISO 3166-1 country code such as SY (or SYR)")
     return code
 
 

@@ -34,10 +34,25 @@ def restored(text: str) -> str:
     return text[1:] if text.startswith("'") and _FORMULA.match(text) else text
 
 
-def csv_text(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str:
-    """The rows under a header row (there even when no row is), every text cell inert."""
+def csv_text(
+    rows: Iterable[Mapping[str, Any]],
+    columns: Sequence[str],
+    *,
+    hashtags: Sequence[str] | None = None,
+) -> str:
+    """The rows under a header row (there even when no row is), every text cell inert.
+
+    `hashtags`, one per column, are written as a row of their own under the header (HXL's
+    hashtag row; a tag starts with `#`, which `inert` leaves as it is).
+    """
     out = io.StringIO(newline="")
     writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
     writer.writeheader()
+    if hashtags is not None:
+        if len(hashtags) != len(columns):
+            raise ValueError(
+                f"hashtags: expected {len(columns)}, one per column, got {len(hashtags)}"
+            )
+        writer.writerow({column: inert(tag) for column, tag in zip(columns, hashtags, strict=True)})
     writer.writerows({key: inert(value) for key, value in row.items()} for row in rows)
     return out.getvalue()

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -47,8 +48,9 @@ def _parser() -> argparse.ArgumentParser:
 
     load = commands.add_parser(
         "import",
-        help="load a scenario folder, or add a file's rows (CSV, GeoJSON, KML, GPX, GeoPackage, "
-        "zipped Shapefile, ACLED CSV) to a workspace scenario",
+        help="load a scenario folder, or add a file's rows (CSV, Excel, OpenDocument, GeoJSON, "
+        "KML, GPX, GeoPackage, zipped Shapefile; ACLED, IOM DTM and HXL-tagged tables) to a "
+        "workspace scenario",
     )
     load.add_argument("path", type=shipped, help=f"a scenario folder, or a file{SHIPPED_HINT}")
     load.add_argument(
@@ -58,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     load.add_argument("--layer", choices=IMPORT_LAYERS, help="(a file) the layer its rows go to")
     load.add_argument("--scenario", help="(a file) which workspace scenario it goes into")
+    load.add_argument(
+        "--sheet", help="(a workbook) the one sheet to read (default: every sheet it can read)"
+    )
     load.add_argument(
         "--set",
         action="append",
@@ -128,6 +133,11 @@ def _parser() -> argparse.ArgumentParser:
     snapshot.add_argument("--height", type=int, default=1000)
     snapshot.add_argument("--scale", type=float, default=1.0, help="device pixels per px")
     snapshot.add_argument("--paper", choices=["A4", "A3"], default="A4")
+    snapshot.add_argument(
+        "--hxl",
+        action="store_true",
+        help="csv: an HXL hashtag row (hxlstandard.org) under every header, for HDX",
+    )
     snapshot.set_defaults(command=_export)
 
     reading = commands.add_parser(
@@ -327,10 +337,12 @@ def _import_file(args: argparse.Namespace, workspace: Any) -> int:
             raise CorridorError(f"--set: expected FIELD=VALUE, got {item!r}")
         defaults[field.strip()] = value.strip()
     largest = int(args.max_mb * 2**20)
-    options = importing.Options(layer=args.layer, defaults=defaults, max_bytes=largest)
+    options = importing.Options(
+        layer=args.layer, defaults=defaults, max_bytes=largest, sheet=args.sheet
+    )
     prepared = importing.prepare(args.path, scenario, options=options, who=args.who)
     if args.swap_flagged and prepared.swappable:
-        options = importing.Options(args.layer, defaults, frozenset(prepared.swappable), largest)
+        options = replace(options, swap=frozenset(prepared.swappable))
         prepared = importing.prepare(args.path, scenario, options=options, who=args.who)
     for problem in prepared.problems:
         _problem(problem)
@@ -559,6 +571,8 @@ def _export(args: argparse.Namespace) -> int:
     from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, MapView
     from geo.place_labels import LabelLanguage
 
+    if args.hxl and args.format != "csv":
+        raise CorridorError(f"--hxl: HXL hashtags go in CSV only (--format csv), got {args.format}")
     scenario = _load_source(args.source, args.scenario)
     at = _moment(args.at) if args.at else timeline.opening_step(scenario)
     layers = frozenset(DEFAULT_LAYERS)
@@ -572,7 +586,13 @@ def _export(args: argparse.Namespace) -> int:
         layers = frozenset(wanted)
     view = MapView(at=at, layers=layers, base=args.base, labels=LabelLanguage(args.labels))
     snapshot = export.Snapshot(
-        scenario, view, width=args.width, height=args.height, scale=args.scale, paper=args.paper
+        scenario,
+        view,
+        width=args.width,
+        height=args.height,
+        scale=args.scale,
+        paper=args.paper,
+        hxl=args.hxl,
     )
     path = export.export(snapshot, args.format, args.out)
     print(f"{path}: {args.format}, {path.stat().st_size:,} bytes")

@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from geo import _schema as s
-from geo import readers
+from geo import hxl, readers
 from geo._spreadsheet import restored
 from geo.errors import ProblemLog
 from geo.event_table import EventTable, from_cells
@@ -73,6 +73,10 @@ def read_events(
     except OSError:
         return None
     delimiter = readers._delimiter(content, label, quiet)
+    untagged = _untagged(content, delimiter)
+    if untagged is None:
+        return None  # (a hashtag row elsewhere: the row-by-row path reads it by its tags)
+    content = untagged
     rows = csv.reader(io.StringIO(content, newline=""), delimiter=delimiter)
     try:
         header = [cell.strip() for cell in next(rows, [])]
@@ -106,6 +110,27 @@ def read_events(
     if events is None:
         return None
     return Read(events, tuple(key for key in keys if key))
+
+
+def _untagged(content: str, delimiter: str) -> str | None:
+    """The file without an HXL hashtag row right under its header (an ACLED export from HDX:
+    its columns are read by their names); None when a hashtag row is anywhere else."""
+    try:
+        head = list(itertools.islice(
+            csv.reader(io.StringIO(content, newline=""), delimiter=delimiter),
+            hxl.HASHTAG_ROWS_SCANNED,
+        ))  # fmt: skip
+    except csv.Error:
+        return None  # (the row-by-row path says what is wrong)
+    index = hxl.hashtag_row(head)
+    if index is None:
+        return content
+    lines = content.split("\n", 2)
+    if index != 1 or len(lines) < 2 or not readers._is_acled(head[0]):
+        return None
+    if next(csv.reader([lines[1]], delimiter=delimiter), None) != head[1]:
+        return None  # (the tags' row is not one line as written)
+    return lines[0] + "\n" + (lines[2] if len(lines) > 2 else "")
 
 
 _UNSPLIT: dict[str, pa.Array] = {}

@@ -46,7 +46,8 @@ TILE_WAIT_MS = 3000
 
 @dataclass(frozen=True)
 class Snapshot:
-    """What to export: the scenario, the view (moment, layers, filters) and the page size."""
+    """What to export: the scenario, the view (moment, layers, filters), the page size and,
+    for CSV, whether to write HXL hashtags."""
 
     scenario: Scenario
     view: MapView
@@ -55,6 +56,8 @@ class Snapshot:
     scale: float = 1.0
     paper: str = "A4"
     created: datetime | None = None
+    hxl: bool = False
+    """CSV: an HXL hashtag row under every table's header (for HDX)."""
 
     @property
     def made(self) -> datetime:
@@ -85,7 +88,7 @@ FORMAT_LABELS = {
     "html": "HTML (interactive, offline)",
     "geojson": "GeoJSON (data shown)",
     "gpkg": "GeoPackage (data shown)",
-    "csv": "CSV of convoys and figures (zip)",
+    "csv": "CSV tables of what is shown (zip)",
 }
 """The formats downloaded at once, as the dashboard's buttons name them (PNG and PDF are made
 on request); the dashboard says them in its language through the message catalogue."""

@@ -1,11 +1,13 @@
 """The data a snapshot shows, as files: GeoJSON (RFC 7946), a GeoPackage and a zip of CSVs
-(times in ISO 8601, formula cells made inert)."""
+(times in ISO 8601, formula cells made inert, HXL hashtags on request) with its sources."""
 
 from __future__ import annotations
 
 import io
 import tempfile
 import zipfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +21,8 @@ from geo._geojson import rfc7946
 from geo._spreadsheet import csv_text
 from geo.errors import ExportError
 from geo.event_table import picked
-from geo.records import CONVOY_COUNTS
+from geo.hxl import TAGS
+from geo.records import CONVOY_COUNTS, Place, Source
 
 if TYPE_CHECKING:
     from geo.export import Snapshot
@@ -194,23 +197,157 @@ def _write_gpkg(snapshot: Snapshot, path: Path) -> None:
         pyogrio.write_dataframe(frame, path, **options)
 
 
+CONVOY_TAGS: Mapping[str, str] = {
+    **TAGS["convoys"], "state": "#x_convoy+state", "origin_name": "#loc+origin+name",
+    "destination_name": "#loc+destination+name", "depart_utc": "#date+start+utc",
+    "arrive_utc": "#date+end+utc", "risk": "#x_risk+level", "alert": "#x_risk+alert",
+}  # fmt: skip
+"""convoys.csv's HXL hashtags: the stored fields' (`geo.hxl.TAGS`), the state at the moment,
+the places' names, the times in UTC and the route analysis's risk."""
+FIGURE_TAGS: Mapping[str, str] = {
+    **TAGS["figures"], "low": "#affected+ind+x_low", "high": "#affected+ind+x_high",
+    "qualifier": "#meta+qualifier",
+}  # fmt: skip
+"""figures.csv's HXL hashtags: the stored fields' and the count's low and high ends."""
+EVENT_TAGS: Mapping[str, str] = TAGS["events"]
+"""events.csv's HXL hashtags (every column is a stored field)."""
+PLACE_TAGS: Mapping[str, str] = TAGS["places"]
+"""places.csv's HXL hashtags (every column is a stored field)."""
+SOURCE_TAGS: Mapping[str, str] = {
+    "id": "#meta+source+id", "title": "#meta+source+title",
+    "publisher": "#meta+source+publisher", "published": "#date+published",
+    "url": "#meta+source+url", "licence": "#meta+source+licence", "note": "#meta+source+note",
+}  # fmt: skip
+"""sources.csv's HXL hashtags (a source is metadata: `#meta`, its date `#date+published`)."""
+
+_PLACE_COLUMNS = ("id", "name", "aliases", "latitude", "longitude", "admin1", "country_code",
+                  "kind", "precision", "source", "quote")  # fmt: skip
+"""places.csv's header: the places shown, with their coordinates (WGS 84)."""
+_SOURCE_COLUMNS = ("id", "title", "publisher", "published", "url", "licence", "note")
+"""sources.csv's header: the scenario's sources that the tables cite."""
+README = "README.txt"
+"""The zip's text file naming the data's sources, their licences and the disclaimer."""
+
+
+@dataclass(frozen=True)
+class _Table:
+    """One CSV of the zip: its name, rows, header and HXL hashtags by column."""
+
+    name: str
+    rows: list[dict[str, Any]]
+    columns: tuple[str, ...]
+    tags: Mapping[str, str]
+    cited: frozenset[str]
+
+    def text(self, *, hxl: bool) -> str:
+        hashtags = [self.tags[column] for column in self.columns] if hxl else None
+        return csv_text(self.rows, self.columns, hashtags=hashtags)
+
+
 def csv_zip(snapshot: Snapshot) -> bytes:
-    """A zip of convoys.csv, figures.csv and events.csv: what is shown, as tables."""
-    scenario, view = snapshot.scenario, snapshot.view
-    records = mapview.shown(scenario, view)
+    """A zip of what is shown as tables (convoys, figures, events, places), the sources they
+    cite and README.txt; with `snapshot.hxl`, an HXL hashtag row under every header."""
+    tables = _tables(snapshot)
+    cited = frozenset[str]().union(*(table.cited for table in tables))
+    sources = [source for source in snapshot.scenario.sources if source.id in cited]
+    tables.append(_sources_table(sources))
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        if view.layers & {"routes", "convoys"}:
-            risks = mapview.alerts(scenario, view)
-            names = {place.id: place.name for place in scenario.places}
-            rows = [_convoy_row(item, names, scenario.timezone, risks) for item in records.convoys]
-            columns = _CONVOY_COLUMNS + (("risk", "alert") if risks is not None else ())
-            archive.writestr("convoys.csv", csv_text(rows, columns))
-        if "figures" in view.layers:
-            rows = [_figure_properties(figure) for figure in records.figures]
-            archive.writestr("figures.csv", csv_text(rows, _FIGURE_COLUMNS))
-        if "events" in view.layers and len(records.events):
-            chosen = picked(scenario.events, records.events.tolist())
-            events = [_event_properties(event) for event in chosen]
-            archive.writestr("events.csv", csv_text(events, _EVENT_COLUMNS))
+        for table in tables:
+            archive.writestr(table.name, table.text(hxl=snapshot.hxl))
+        archive.writestr(README, readme(snapshot, [table.name for table in tables], sources))
     return buffer.getvalue()
+
+
+def _tables(snapshot: Snapshot) -> list[_Table]:
+    """The tables of the layers switched on, in the zip's order."""
+    layers = snapshot.view.layers
+    records = mapview.shown(snapshot.scenario, snapshot.view)
+    tables = []
+    if layers & {"routes", "convoys"}:
+        tables.append(_convoys_table(snapshot, records.convoys))
+    if "figures" in layers:
+        tables.append(_figures_table(records.figures))
+    if "events" in layers and len(records.events):
+        tables.append(_events_table(picked(snapshot.scenario.events, records.events.tolist())))
+    if "places" in layers:
+        tables.append(_places_table(records.places))
+    return tables
+
+
+def _cited(records: Iterable[Any]) -> frozenset[str]:
+    return frozenset(source for record in records for source in record.source)
+
+
+def _convoys_table(snapshot: Snapshot, items: list[Any]) -> _Table:
+    scenario = snapshot.scenario
+    risks = mapview.alerts(scenario, snapshot.view)
+    names = {place.id: place.name for place in scenario.places}
+    rows = [_convoy_row(item, names, scenario.timezone, risks) for item in items]
+    columns = _CONVOY_COLUMNS + (("risk", "alert") if risks is not None else ())
+    cited = _cited(item.convoy for item in items)
+    return _Table("convoys.csv", rows, columns, CONVOY_TAGS, cited)
+
+
+def _figures_table(figures: list[Any]) -> _Table:
+    rows = [_figure_properties(figure) for figure in figures]
+    return _Table("figures.csv", rows, _FIGURE_COLUMNS, FIGURE_TAGS, _cited(figures))
+
+
+def _events_table(events: list[Any]) -> _Table:
+    rows = [_event_properties(event) for event in events]
+    return _Table("events.csv", rows, _EVENT_COLUMNS, EVENT_TAGS, _cited(events))
+
+
+def _places_table(places: list[Place]) -> _Table:
+    rows = [_place_row(place) for place in places]
+    return _Table("places.csv", rows, _PLACE_COLUMNS, PLACE_TAGS, _cited(places))
+
+
+def _place_row(place: Place) -> dict[str, Any]:
+    return _place_properties(place) | {
+        "aliases": ";".join(place.aliases), "latitude": place.latitude,
+        "longitude": place.longitude, "quote": place.quote,
+    }  # fmt: skip
+
+
+def _sources_table(sources: Sequence[Source]) -> _Table:
+    rows = [_source_row(source) for source in sources]
+    return _Table("sources.csv", rows, _SOURCE_COLUMNS, SOURCE_TAGS, frozenset())
+
+
+def _source_row(source: Source) -> dict[str, Any]:
+    return {name: getattr(source, name) for name in _SOURCE_COLUMNS} | {
+        "published": source.published.isoformat()
+    }  # fmt: skip
+
+
+def readme(snapshot: Snapshot, files: Sequence[str], sources: Sequence[Source]) -> str:
+    """README.txt: what the tables are, the sources they cite with their licences as the
+    scenario gives them, and the scenario's disclaimer."""
+    scenario, at = snapshot.scenario, snapshot.view.at
+    made = snapshot.made.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    hashtags = ", then a row of HXL hashtags (hxlstandard.org)" if snapshot.hxl else ""
+    lines = [
+        f"{scenario.title} ({scenario.id})",
+        f"The data a Corridor map showed at {_local_iso(at, scenario.timezone)} "
+        f"({scenario.timezone}), {_iso(at)}; exported on {made}.",
+        "",
+        f"Files: {', '.join(files)}. Each CSV has a header row{hashtags}.",
+        "Times are ISO 8601. A text cell that would start with = + - @ has a ' put before it,",
+        "so that a spreadsheet shows it as text.",
+        "",
+        "Sources, with their licences as the scenario gives them (also in sources.csv):",
+        *(_source_line(source) for source in sources),
+        "",
+        "Disclaimer: " + (scenario.disclaimer.strip() or "the scenario gives none."),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _source_line(source: Source) -> str:
+    facts = [f"- {source.title} ({source.publisher}, {source.published.isoformat()})."]
+    if source.url:
+        facts.append(f"{source.url} ·")
+    facts.append(f"Licence: {source.licence or 'not given'}.")
+    return " ".join(facts)

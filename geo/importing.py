@@ -9,9 +9,10 @@ import tempfile
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, time
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -35,6 +36,11 @@ KINDS = {kind.name: kind for kind in (s.PLACES, s.CONVOYS, s.ROUTES, s.FIGURES, 
 PLACE_FIELDS = {"convoys": ("origin", "destination", "via"), "routes": ("from", "to"),
                 "figures": ("place",)}  # fmt: skip
 """Fields that refer to places: an id, or a name resolved to a place (made when new)."""
+MOMENT_FIELDS = {"convoys": ("depart", "arrive"), "figures": ("reported",),
+                 "zones": ("valid_from", "valid_to")}  # fmt: skip
+"""Fields that hold a moment (a time with its UTC offset)."""
+FIGURE_PLACE_CELLS = ("latitude", "longitude", "admin1", "country_code")
+"""Cells of a figure's row that say where its place is (IOM DTM tables give them)."""
 SWAPPED = "look swapped"
 """Words in a place warning whose row a one-click fix can swap (see `Options.swap`)."""
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -67,6 +73,8 @@ class Options:
     max_bytes: int = MAX_UPLOAD_BYTES
     """The largest file read (a zip may hold four times this once unpacked): the browser's
     upload limit unless a command line reading the user's own file says more."""
+    sheet: str | None = None
+    """The one sheet of a workbook to read (None: every sheet with columns Corridor reads)."""
 
 
 @dataclass(frozen=True)
@@ -147,7 +155,7 @@ class Prepared:
         )
 
 
-UPLOAD_TYPES = ("csv", "geojson", "json", "kml", "gpx", "gpkg", "zip")
+UPLOAD_TYPES = ("csv", "xlsx", "xls", "ods", "geojson", "json", "kml", "gpx", "gpkg", "zip", "kmz")
 """The file types an upload may be (by the end of its name)."""
 
 
@@ -160,6 +168,17 @@ def prepare_upload(data: bytes, name: str, scenario: Scenario, **options: Any) -
         path = Path(folder) / f"upload{suffix}"
         path.write_bytes(data)
         return prepare(path, scenario, name=name, **options)
+
+
+def upload_sheets(data: bytes, name: str) -> list[str]:
+    """The sheets of an uploaded workbook, in order ([] for any other file)."""
+    suffix = Path(name).suffix.lower()
+    if readers.SUFFIXES.get(suffix) not in readers.WORKBOOKS:
+        return []
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"upload{suffix}"
+        path.write_bytes(data)
+        return readers.sheet_names(path)
 
 
 @pausing
@@ -241,7 +260,9 @@ def _read_rows(
         tables = []
     else:
         limits = replace(UNZIPPED_LIMITS, max_total_bytes=4 * options.max_bytes)
-        tables = readers.read_file(path, log=log, name=label, layer=options.layer, limits=limits)
+        tables = readers.read_file(
+            path, log=log, name=label, layer=options.layer, limits=limits, sheet=options.sheet
+        )
     raws: dict[str, list[s.RawRecord]] = {layer: [] for layer in ORDER}
     for table in tables:
         raws[table.layer] += table.rows
@@ -414,6 +435,8 @@ class _Context:
         self.located: dict[int, tuple[str, str]] = {}
         """Country and governorate of the place rows given by coordinates alone, by the id of
         the row's raw record (`locate`)."""
+        self.localised = False
+        """Whether a time without an offset was read in the scenario's time zone (said once)."""
         self.numbers: dict[tuple[str, str], int] = {}
         """The last number given to an id made from each (layer, name)."""
         for route in scenario.routes:
@@ -482,6 +505,7 @@ class _Context:
         if layer == "places" and "country_code" not in cells and id(raw) in self.located:
             cells["country_code"], admin1 = self.located[id(raw)]  # (see `locate`)
             cells.setdefault("admin1", admin1)
+        self._localise(layer, cells, raw.spot, log)
         filler = getattr(self, f"_fill_{layer}", None)
         if filler is not None and not filler(cells, raw.spot, log):
             return None
@@ -498,6 +522,21 @@ class _Context:
             log.error(raw.spot.file, raw.spot.where, "id", expected, cells["id"])
             return None
         return s.RawRecord(raw.spot, cells, raw.geometry)
+
+    def _localise(self, layer: str, cells: dict[str, Any], spot: Spot, log: ProblemLog) -> None:
+        """Times a file gives without a UTC offset (a spreadsheet's dates: 2025-05-01) read in
+        the scenario's time zone, said once per file."""
+        for name in MOMENT_FIELDS.get(layer, ()):
+            value = cells.get(name)
+            local = _local_moment(value, self.scenario.timezone)
+            if local is None:
+                continue
+            cells[name] = local
+            if not self.localised:
+                self.localised = True
+                expected = "times with a UTC offset, such as 2016-12-15T14:30+02:00"
+                got = f"{value!r} and others without one: read in {self.scenario.timezone}"
+                log.warn(spot.file, spot.where, name, expected, got)
 
     def _fill_places(self, cells: dict[str, Any], spot: Spot, log: ProblemLog) -> bool:
         cells.setdefault("precision", "approximate")
@@ -548,7 +587,44 @@ class _Context:
 
     def _fill_figures(self, cells: dict[str, Any], spot: Spot, log: ProblemLog) -> bool:
         cells.setdefault("quote", f"{spot.where} of {self.file}")
+        where = {key: cells.pop(key) for key in FIGURE_PLACE_CELLS if key in cells}
+        point = _point(where)
+        given = [key for key in ("latitude", "longitude") if key in where]
+        if given and point is None:
+            expected = "the point of the figure's place in degrees (latitude, longitude)"
+            log.error(spot.file, spot.where, given[0], expected, where[given[0]])
+            return False
+        text = str(cells.get("place", "")).strip()
+        if point is not None and text and self._known_place(text) is None:
+            cells["place"] = self._place_at(text, point, where, spot)
         return True
+
+    def _known_place(self, text: str) -> str | None:
+        if text in self.ids["places"]:
+            return text
+        return self.by_name.get(names.normalise(text))
+
+    def _place_at(
+        self, text: str, point: tuple[float, float], where: dict[str, Any], spot: Spot
+    ) -> str:
+        """A new place named `text` at the point its row gives (an IOM DTM table's location);
+        its country and province from the row, or else from the nearest gazetteer place."""
+        cells: dict[str, Any] = {"name": text, "source": self.source_id, "kind": "point"}
+        cells["latitude"], cells["longitude"] = point
+        cells.update({k: v for k, v in where.items() if k in ("admin1", "country_code")})
+        nearest = _nearest(self.geocoder, cells) if "country_code" not in cells else None
+        if nearest is not None:
+            cells["country_code"] = nearest.raw["country_code"]
+            cells.setdefault("admin1", nearest.raw["admin1"])
+        cells["precision"] = "approximate"
+        cells["quote"] = f"{text!r} at {point[0]}, {point[1]} in {self.file}, {spot.where}"
+        cells["id"] = self._new_id("places", cells)
+        built = s.build(s.PLACES, [s.RawRecord(spot, cells)], self.known(), ProblemLog())
+        if not built:
+            return text  # (then the name is resolved as any other: geocoded, or refused)
+        self.new_places += built
+        self.added("places", built)
+        return str(built[0].id)
 
     def _resolve_places(
         self, cells: dict[str, Any], name: str, spot: Spot, log: ProblemLog
@@ -614,6 +690,27 @@ def _take_location(cells: dict[str, Any], location: Any) -> None:
     cells["precision"] = "centroid" if precise else "approximate"
 
 
+def _local_moment(value: object, zone: str) -> str | None:
+    """A date or date-time written without a UTC offset, as one in `zone` (None: any other)."""
+    if isinstance(value, datetime):
+        parsed = value
+    elif isinstance(value, date):
+        parsed = datetime.combine(value, time())
+    elif isinstance(value, str) and value.strip():
+        try:
+            parsed = datetime.fromisoformat(value.strip())
+        except ValueError:
+            return None
+    else:
+        return None
+    if parsed.tzinfo is not None:
+        return None
+    try:
+        return parsed.replace(tzinfo=ZoneInfo(zone)).isoformat()
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+
+
 def _nearest(geocoder: Any, cells: dict[str, Any]) -> Any:
     point = _point(cells)
     return None if point is None else geocoder.reverse(point)
@@ -676,6 +773,7 @@ UNREAD_SHOWN = 8
 def _warn_unread_columns(layer: str, rows: list[s.RawRecord], file: str, log: ProblemLog) -> None:
     """One warning naming the columns of a file that no field of its layer reads."""
     known = set(s.field_names(KINDS[layer])) | {"latitude", "longitude"}
+    known |= set(FIGURE_PLACE_CELLS) if layer == "figures" else set()
     present = dict.fromkeys(key for raw in rows[:1000] for key in raw.cells)
     unread = [key for key in present if key not in known]
     if not unread:

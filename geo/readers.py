@@ -29,13 +29,14 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import itertools
 import json
 import math
 import re
 import sqlite3
 import tempfile
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
@@ -54,7 +55,7 @@ import shapely.errors
 from shapely.geometry import LineString, MultiLineString
 from shapely.geometry.base import BaseGeometry
 
-from geo import _gpx, _kml, _safezip
+from geo import _gpx, _kml, _safezip, _workbook, hxl
 from geo._fields import Spot
 from geo._geojson import read_features
 from geo._safezip import ZipLimits
@@ -75,9 +76,13 @@ __all__ = [
 ]
 
 LAYERS = ("places", "convoys", "figures", "routes", "zones", "events")
-FORMATS = ("csv", "geojson", "kml", "gpx", "gpkg", "zip")
+FORMATS = ("csv", "xlsx", "ods", "geojson", "kml", "gpx", "gpkg", "zip")
 SUFFIXES = {
     ".csv": "csv",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsx",
+    ".xls": "xlsx",  # (calamine reads the older binary workbooks too)
+    ".ods": "ods",
     ".geojson": "geojson",
     ".json": "geojson",
     ".kml": "kml",
@@ -183,6 +188,7 @@ def read_file(
     name: str | None = None,
     layer: str | None = None,
     limits: ZipLimits = DEFAULT_LIMITS,
+    sheet: str | None = None,
 ) -> list[Table]:
     """Read a user's file into raw rows per layer; every problem goes to `log`.
 
@@ -201,6 +207,8 @@ def read_file(
         None, the layer is guessed from the CSV header or each feature's geometry.
     limits
         What a zip archive may hold before it is refused unread.
+    sheet
+        The one sheet of a workbook to read (default: every sheet with columns Corridor reads).
     """
     path = Path(path)
     label = name or path.name
@@ -213,7 +221,13 @@ def read_file(
         log.error(problem.file, problem.where, problem.field, problem.expected, problem.actual)
         return []
     before = len(log)
-    tables = READERS[found](path, label, layer, log, limits)
+    if sheet is not None and found not in WORKBOOKS:
+        log.error(label, "", "sheet", "a workbook (.xlsx, .ods) when a sheet is named", sheet)
+        return []
+    if found in WORKBOOKS:
+        tables = _read_workbook(path, label, layer, log, limits, sheet=sheet)
+    else:
+        tables = READERS[found](path, label, layer, log, limits)
     if not any(table.rows for table in tables) and len(log) == before:
         log.warn(label, "", "", "at least one row or feature", "none")
     return tables
@@ -242,25 +256,97 @@ def _read_csv(
         return []
     delimiter = _delimiter(content, file, log)
     rows = csv.reader(io.StringIO(content, newline=""), delimiter=delimiter)
+    table = read_rows(_numbered(rows, file, log), file, layer, log)
+    if table is None:
+        return []
+    if delimiter == ";":  # spreadsheets that write ';' between cells write decimal commas
+        table = Table(table.layer, [_decimal_points(record) for record in table.rows])
+    return [table]
+
+
+def _numbered(rows: Iterator[list[str]], file: str, log: ProblemLog) -> Iterator[Row]:
+    """Each CSV record with its number (the header is 1); a malformed one is the end, said."""
+    number = 0
     try:
-        header = [cell.strip() for cell in next(rows, [])]
+        for number, cells in enumerate(rows, start=1):
+            yield number, cells
     except csv.Error as error:
-        log.error(file, "header", "", "well-formed CSV", str(error))
-        return []
-    if not header:
-        log.error(file, "", "", "a header row naming the columns", "an empty first line")
-        return []
-    target = layer or _csv_layer(header)
+        log.error(
+            file, f"row {number + 1}" if number else "header", "", "well-formed CSV", str(error)
+        )
+
+
+Row = tuple[int, list[str]]
+"""A table's row: its number as the user counts it (the header is row 1 of a CSV) and its cells."""
+
+
+def read_rows(
+    rows: Iterable[Row],
+    file: str,
+    layer: str | None,
+    log: ProblemLog,
+    *,
+    where: str = "",
+    skip_unknown: bool = False,
+    columns: Sequence[str] = (),
+) -> Table | None:
+    """The rows of a table (a CSV file or a sheet) under its header, and an HXL hashtag row if
+    it has one, as raw records of one layer; None when it has no rows to read (said in `log`,
+    except a sheet skipped for having no column Corridor reads, which is a warning).
+
+    `where` comes before each row's number ("sheet 'IDPs', "); `skip_unknown` skips a table
+    none of whose columns Corridor reads, with a warning, instead of refusing every row;
+    `columns` names the columns in messages (a sheet's letters; default: 1, 2, 3…).
+    """
+    rows = iter(rows)
+    head = [row for row in itertools.islice(rows, hxl.HASHTAG_ROWS_SCANNED) if _filled(row)]
+    found = _layout(head, file, where, log)
+    if found is None:
+        return None
+    header, tags, data = found
+    target = layer or (hxl.layer_of(tags) if tags else None) or _csv_layer(header)
     if LAYER_GEOMETRY[target] in (LINE, POLYGON):
         expected = f"a file with geometry for the {target} layer (GeoJSON, KML, GPX, GeoPackage)"
-        log.error(file, "", "", expected, "a CSV file (it has no geometry)")
-        return []
+        got = f"{'a sheet' if where else 'a CSV file'} (it has no geometry)"
+        log.error(file, where.rstrip(", "), "", expected, got)
+        return None
     acled = target == "events" and _is_acled(header)
-    keys = _csv_keys(header, target, file, log, acled=acled)
-    records = list(_csv_records(rows, keys, file, log, acled=acled))
-    if delimiter == ";":  # spreadsheets that write ';' between cells write decimal commas
-        records = [_decimal_points(record) for record in records]
-    return [Table(target, records)]
+    implied: dict[str, str] = {}
+    if tags and not acled:
+        tagged = hxl.tagged_columns(header, tags, target)
+        keys, implied = _checked_keys(tagged.keys, file, where, log), tagged.implied
+    else:
+        keys = _csv_keys(header, target, file, log, acled=acled, where=where, columns=columns)
+    if skip_unknown and not acled and len(set(keys) & set(hxl.TAGS[target])) < 2:
+        shown = ", ".join(name for name in header if name) or "none"
+        expected = "columns of a layer Corridor reads (this sheet is not read)"
+        log.warn(file, where.rstrip(", "), "", expected, shown)
+        return None
+    records = _csv_records(
+        itertools.chain(data, rows), keys, file, log, acled=acled, where=where, implied=implied
+    )
+    return Table(target, list(records), source_layer=where.removeprefix("sheet ").rstrip(", "))
+
+
+def _layout(
+    head: list[Row], file: str, where: str, log: ProblemLog
+) -> tuple[list[str], list[hxl.Tag | None], list[Row]] | None:
+    """The header, the HXL tags (none: an empty list) and the rows read after them."""
+    if not head:
+        log.error(file, where.rstrip(", "), "", "a header row naming the columns", "no rows")
+        return None
+    index = hxl.hashtag_row([cells for _, cells in head])
+    if index is None:
+        header = [cell.strip() for cell in head[0][1]]
+        return header, [], head[1:]
+    tags = [hxl.parse(cell) for cell in head[index][1]]
+    header = [cell.strip() for cell in head[index - 1][1]] if index else [""] * len(tags)
+    if index > 1:
+        titles = f"rows {head[0][0]}-{head[index - 2][0]}" if index > 2 else f"row {head[0][0]}"
+        log.warn(file, where + titles, "", "the header row first", "titles above it: not read")
+    header += [""] * (len(tags) - len(header))
+    tags += [None] * (len(header) - len(tags))
+    return header, tags, head[index + 1 :]
 
 
 def _decoded(raw: bytes, file: str, log: ProblemLog) -> str:
@@ -322,17 +408,30 @@ def _is_acled(header: Sequence[str]) -> bool:
     return {name.lower() for name in header} >= ACLED_MARKERS
 
 
+def _filled(row: Row) -> bool:
+    return any(cell.strip() for cell in row[1])
+
+
 def _csv_keys(
-    header: list[str], layer: str, file: str, log: ProblemLog, *, acled: bool
+    header: list[str],
+    layer: str,
+    file: str,
+    log: ProblemLog,
+    *,
+    acled: bool,
+    where: str = "",
+    columns: Sequence[str] = (),
 ) -> list[str | None]:
     """The cell key of each column: renamed, or None for a column that is not read."""
+    spot = where + "header"
     keys: list[str | None] = []
     for number, name in enumerate(header, start=1):
         if not name:
-            log.error(file, "header", f"column {number}", "a column name", "an empty one")
+            column = columns[number - 1] if number <= len(columns) else number
+            log.error(file, spot, f"column {column}", "a column name", "an empty one")
             keys.append(None)
         elif name in header[: number - 1]:
-            log.error(file, "header", name, "each column name once", "a second column so named")
+            log.error(file, spot, name, "each column name once", "a second column so named")
             keys.append(None)
         elif acled and name.lower() in ACLED_DROPPED:
             keys.append(None)
@@ -342,6 +441,23 @@ def _csv_keys(
         _alias(keys, "latitude", LATITUDE_ALIASES)
         _alias(keys, "longitude", LONGITUDE_ALIASES)
     return keys
+
+
+def _checked_keys(
+    keys: list[str | None], file: str, where: str, log: ProblemLog
+) -> list[str | None]:
+    """A tagged table's keys, a second column of one key not read (said in `log`)."""
+    seen: set[str] = set()
+    checked: list[str | None] = []
+    for key in keys:
+        if key is not None and key in seen:
+            log.error(
+                file, where + "header", key, "each column name once", "a second column so named"
+            )
+            key = None
+        checked.append(key)
+        seen |= {key} if key else set()
+    return checked
 
 
 def _alias(keys: list[str | None], target: str, aliases: Sequence[str]) -> None:
@@ -355,26 +471,32 @@ def _alias(keys: list[str | None], target: str, aliases: Sequence[str]) -> None:
 
 
 def _csv_records(
-    rows: Iterator[list[str]], keys: list[str | None], file: str, log: ProblemLog, *, acled: bool
+    rows: Iterable[Row],
+    keys: list[str | None],
+    file: str,
+    log: ProblemLog,
+    *,
+    acled: bool,
+    where: str = "",
+    implied: Mapping[str, str] | None = None,
 ) -> Iterator[RawRecord]:
-    number = 1
-    try:
-        for number, row in enumerate(rows, start=2):
-            if not row:
-                continue  # a blank line holds nothing
-            if len(row) != len(keys):
-                present = {key: cell for key, cell in zip(keys, row, strict=False) if key}
-                spot = _row_spot(file, f"row {number}", present)
-                expected = f"{len(keys)} cells, one per column of the header"
-                log.error(file, spot.where, "", expected, f"{len(row)} cells")
-                continue
-            pairs = zip(keys, row, strict=True)
-            cells = {key: restored(value) if value.strip() else "" for key, value in pairs if key}
-            if acled and "date" in cells:
-                cells["date"] = iso_date(cells["date"])
-            yield RawRecord(_row_spot(file, f"row {number}", cells), cells)
-    except csv.Error as error:
-        log.error(file, f"row {number + 1}", "", "well-formed CSV", str(error))
+    for number, row in rows:
+        if not _filled((number, row)):
+            continue  # a blank line holds nothing
+        if len(row) != len(keys):
+            present = {key: cell for key, cell in zip(keys, row, strict=False) if key}
+            spot = _row_spot(file, f"{where}row {number}", present)
+            expected = f"{len(keys)} cells, one per column of the header"
+            log.error(file, spot.where, "", expected, f"{len(row)} cells")
+            continue
+        pairs = zip(keys, row, strict=True)
+        cells = {key: restored(value) if value.strip() else "" for key, value in pairs if key}
+        for key, value in (implied or {}).items():
+            if not cells.get(key):
+                cells[key] = value
+        if acled and "date" in cells:
+            cells["date"] = iso_date(cells["date"])
+        yield RawRecord(_row_spot(file, f"{where}row {number}", cells), cells)
 
 
 def _row_spot(file: str, where: str, cells: dict[str, Any]) -> Spot:
@@ -394,6 +516,65 @@ def iso_date(value: str) -> str:
         return date.fromisoformat(text).isoformat()
     except ValueError:
         return value
+
+
+# Workbooks -----------------------------------------------------------------------------------
+
+WORKBOOKS = frozenset({"xlsx", "ods"})
+
+
+def sheet_names(path: Path | str) -> list[str]:
+    """A workbook's worksheets, in order; [] for a file that is no workbook."""
+    try:
+        return _workbook.sheet_names(Path(path))
+    except _workbook.Unreadable:
+        return []
+
+
+def _read_workbook(
+    path: Path,
+    file: str,
+    layer: str | None,
+    log: ProblemLog,
+    limits: ZipLimits,
+    *,
+    sheet: str | None = None,
+) -> list[Table]:
+    """Every sheet with columns Corridor reads, or the one named, each a table of its own."""
+    try:
+        names = _workbook.sheet_names(path)
+    except _workbook.Unreadable as error:
+        log.error(file, "", "", "an Excel or OpenDocument workbook", f"unreadable: {error}")
+        return []
+    if sheet is not None and sheet not in names:
+        log.error(file, "", "sheet", f"one of the sheets {', '.join(map(repr, names))}", sheet)
+        return []
+    tables = []
+    for name in [sheet] if sheet is not None else names:
+        where = f"sheet {name!r}, "
+        try:
+            rows, letters = _trimmed(list(_workbook.sheet_rows(path, name)))
+        except _workbook.Unreadable as error:
+            log.error(file, where.rstrip(", "), "", "a readable sheet", str(error))
+            continue
+        if not rows:
+            continue  # (an empty sheet holds nothing to say)
+        unknown = sheet is None and len(names) > 1
+        table = read_rows(
+            rows, file, layer, log, where=where, skip_unknown=unknown, columns=letters
+        )
+        tables += [table] if table is not None else []
+    return tables
+
+
+def _trimmed(rows: list[Row]) -> tuple[list[Row], list[str]]:
+    """A sheet's rows without the columns blank from top to bottom (a sheet is a grid, so its
+    rows are as wide as its widest; a CSV's are as wide as they are written), and the letters
+    of the columns kept."""
+    width = max((len(cells) for _, cells in rows), default=0)
+    used = [i for i in range(width) if any(i < len(c) and c[i].strip() for _, c in rows)]
+    kept = [(n, [cells[i] if i < len(cells) else "" for i in used]) for n, cells in rows]
+    return kept, [_workbook.column_letter(i) for i in used]
 
 
 # GeoJSON -----------------------------------------------------------------------------------
@@ -833,6 +1014,8 @@ def _repaired(geometry: BaseGeometry, spot: Spot, log: ProblemLog) -> BaseGeomet
 
 READERS: dict[str, Reader] = {
     "csv": _read_csv,
+    "xlsx": _read_workbook,
+    "ods": _read_workbook,
     "geojson": _read_geojson,
     "kml": _read_kml,
     "gpx": _read_gpx,

@@ -70,9 +70,10 @@ def open_workspace() -> tuple[Workspace, Scenario] | None:
 
 def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
     st.subheader("Import a file")
-    st.caption("CSV (coordinates or place names), GeoJSON, KML, GPX, GeoPackage, zipped "
-               "Shapefile, or ACLED's CSV export. Valid rows go in; every other row is listed "
-               "with what was expected.")  # fmt: skip
+    st.caption("CSV or a spreadsheet (.xlsx, .ods; coordinates or place names), GeoJSON, KML, "
+               "GPX, GeoPackage, zipped Shapefile; ACLED's export, IOM DTM tables and HXL-tagged "
+               "tables from HDX. Valid rows go in; every other row is listed with what was "
+               "expected.")  # fmt: skip
     upload = st.file_uploader("File", type=list(importing.UPLOAD_TYPES), key="import_file")
     layer = st.selectbox("Layer", [GUESS, *LAYERS], key="import_layer")
     defaults = default_values(scenario)
@@ -84,7 +85,10 @@ def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
         return
     data = upload.getvalue()
     options = Options(
-        None if layer == GUESS else layer, defaults, ss.get("import_swap", frozenset())
+        None if layer == GUESS else layer,
+        defaults,
+        ss.get("import_swap", frozenset()),
+        sheet=sheet_choice(data, upload.name),
     )
     key = (hashlib.sha256(data).hexdigest(), upload.name, repr(options), scenario.id)
     if ss.get("prepared_key") != key:
@@ -122,6 +126,18 @@ def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
         ss.pop("import_swap", None)
         fresh_table()
         st.success(f"{prepared.done} from {prepared.file}; undo below.")
+
+
+EVERY_SHEET = "Every sheet it can read"
+
+
+def sheet_choice(data: bytes, name: str) -> str | None:
+    """The one sheet of a workbook to read, when it has several (None: every sheet)."""
+    sheets = importing.upload_sheets(data, name)
+    if len(sheets) < 2:
+        return None
+    chosen = st.selectbox("Sheet", [EVERY_SHEET, *sheets], key="import_sheet")
+    return None if chosen == EVERY_SHEET else chosen
 
 
 def default_values(scenario: Scenario) -> dict[str, str]:

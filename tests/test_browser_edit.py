@@ -21,7 +21,8 @@ from geo.workspace import Workspace
 pytestmark = pytest.mark.browser
 IMPORTS = ROOT / "tests" / "data" / "import"
 FILES = ["places.csv", "places_by_name.csv", "convoys.csv", "mixed.csv", "acled.csv",
-         "zones.geojson", "zones.kml", "track.gpx", "zones.gpkg", "zones_shp.zip"]  # fmt: skip
+         "zones.geojson", "zones.kml", "track.gpx", "zones.gpkg", "zones_shp.zip", "acled.xlsx",
+         "dtm.ods"]  # fmt: skip
 
 
 @pytest.fixture(scope="module", params=["geopackage", "postgis"])
@@ -347,3 +348,29 @@ def test_drafts_added_from_a_report_are_undone_by_who_added_them(
     undo.click()
     page.get_by_text("Undone.").wait_for(timeout=30_000)
     assert not any("Idlib" in c.label and "Convoy 1" in c.label for c in workspace.load().convoys)
+
+
+def test_one_sheet_of_a_workbook_is_chosen_and_added(
+    server: str, page: Page, workspace: Workspace
+) -> None:
+    open_page(page, server)
+    upload(page, IMPORTS / "dtm.xlsx")
+    page.get_by_text("1 rejected, 3 warning(s)").wait_for(timeout=30_000)  # (every sheet read)
+    settled(page)
+    page.locator("[data-testid='stSelectbox']").filter(has_text="Sheet").first.click()
+    page.get_by_role("option", name="IDP sites").click()
+    settled(page)
+    expected = importing.prepare(IMPORTS / "dtm.xlsx", workspace.load(),
+                                 options=importing.Options(sheet="IDP sites"))  # fmt: skip
+    every = importing.prepare(IMPORTS / "dtm.xlsx", workspace.load())
+    assert every.summary() != expected.summary()  # (the "Read me" sheet's warning)
+    page.get_by_text(expected.summary()).wait_for(timeout=30_000)
+    add = page.get_by_role("button", name=f"Add {expected.accepted} valid record(s)")
+    add.wait_for(timeout=30_000)
+    add.click()
+    page.get_by_text("from dtm.xlsx; undo below").wait_for(timeout=30_000)
+    figures = workspace.load().figures
+    assert {f.what for f in figures} >= {"IDP individuals"}
+    assert "tawila-test-site" in {p.id for p in workspace.load().places}
+    page.wait_for_timeout(2_000)  # (and the page stays: no error after the rerun)
+    assert page.locator("[data-testid='stException']").count() == 0

@@ -456,6 +456,26 @@ def test_a_picture_that_cannot_be_made_says_why_and_the_page_stays(
     assert app.dataframe(key="convoy_table")  # what comes below the export is still there
 
 
+def test_the_hxl_choice_of_the_export_panel_goes_into_the_snapshot(
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from geo import export
+
+    real, made = export.Snapshot, []
+
+    def recorded(*args: object, **kwargs: object) -> object:
+        snapshot = real(*args, **kwargs)  # type: ignore[arg-type]
+        made.append(snapshot.hxl)
+        return snapshot
+
+    app = run_app(shipped_workspace, monkeypatch)
+    assert app.checkbox(key="csv_hxl").value is False
+    monkeypatch.setattr(export, "Snapshot", recorded)
+    app.checkbox(key="csv_hxl").check().run()
+    assert not app.exception
+    assert made == [True]
+
+
 # --- languages -------------------------------------------------------------------------------
 
 

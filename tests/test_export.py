@@ -374,7 +374,9 @@ def test_gpkg_of_nothing_shown_is_an_error(scenario: Scenario, tmp_path: Path) -
 def test_csv_zip_has_the_visible_convoys_and_reported_figures(scenario: Scenario) -> None:
     view = MapView(at=LATER)
     archive = zipfile.ZipFile(io.BytesIO(export.render(snap(scenario, LATER), "csv")))
-    assert sorted(archive.namelist()) == ["convoys.csv", "figures.csv"]
+    assert archive.namelist() == [
+        "convoys.csv", "figures.csv", "places.csv", "sources.csv", "README.txt"
+    ]  # fmt: skip
     convoy_ids = [row["id"] for row in csv_rows(archive, "convoys.csv")]
     assert sorted(convoy_ids) == sorted(c.convoy.id for c in shown(scenario, view).convoys)
     assert len(csv_rows(archive, "figures.csv")) == len(shown(scenario, view).figures) == 10
@@ -393,7 +395,15 @@ def test_csv_zip_has_no_figures_when_that_layer_is_off(scenario: Scenario) -> No
     archive = zipfile.ZipFile(
         io.BytesIO(export.render(snap(scenario, LATER, layers=layers), "csv"))
     )
-    assert archive.namelist() == ["convoys.csv"]
+    assert archive.namelist() == ["convoys.csv", "places.csv", "sources.csv", "README.txt"]
+
+
+def test_csv_zip_of_routes_only_cites_only_the_convoys_sources(scenario: Scenario) -> None:
+    snapshot = snap(scenario, LATER, layers=frozenset({"routes"}))
+    archive = zipfile.ZipFile(io.BytesIO(export.render(snapshot, "csv")))
+    assert archive.namelist() == ["convoys.csv", "sources.csv", "README.txt"]
+    cited = {s for row in csv_rows(archive, "convoys.csv") for s in row["source"].split(";")}
+    assert {row["id"] for row in csv_rows(archive, "sources.csv")} == cited
 
 
 # --- failures leave nothing behind ------------------------------------------------------

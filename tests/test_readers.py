@@ -38,7 +38,7 @@ def one(tables: list[Table], layer: str) -> Table:
 
 def test_public_names() -> None:
     assert LAYERS == ("places", "convoys", "figures", "routes", "zones", "events")
-    assert FORMATS == ("csv", "geojson", "kml", "gpx", "gpkg", "zip")
+    assert FORMATS == ("csv", "xlsx", "ods", "geojson", "kml", "gpx", "gpkg", "zip")
 
 
 @pytest.mark.parametrize(

@@ -50,12 +50,16 @@ def hostile(tiny_copy: Path, edit_csv: Callable[..., None]) -> Path:
     return tiny_copy
 
 
-def test_no_csv_export_cell_starts_a_formula(hostile: Path) -> None:
+@pytest.mark.parametrize("hxl", [False, True])
+def test_no_csv_export_cell_starts_a_formula(hostile: Path, hxl: bool) -> None:
     scenario = read_scenario(hostile)
     at = datetime(2016, 12, 15, 16, tzinfo=UTC)  # both figures reported
-    snapshot = export.Snapshot(scenario, MapView(at=at, layers=frozenset(ALL_LAYERS)))
+    view = MapView(at=at, layers=frozenset(ALL_LAYERS))
+    snapshot = export.Snapshot(scenario, view, hxl=hxl)
     archive = zipfile.ZipFile(io.BytesIO(export.render(snapshot, "csv")))
-    written = [cell for name in archive.namelist() for cell in cells(archive.read(name).decode())]
+    tables = [name for name in archive.namelist() if name.endswith(".csv")]
+    assert len(tables) == len(archive.namelist()) - 1  # (and README.txt)
+    written = [cell for name in tables for cell in cells(archive.read(name).decode())]
     assert "'" + FORMULAS["label"] in written
     assert [cell for cell in written if cell.startswith(TRIGGERS)] == []
     # GeoJSON keeps the text exactly

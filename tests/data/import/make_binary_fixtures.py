@@ -7,6 +7,10 @@ zones.gpkg       three layers and a table: zones (polygons, EPSG:4326), checkpoi
 zones_shp.zip    a Shapefile in EPSG:32637 (UTM 37N, with its .prj) inside a folder
 traversal.zip    a harmless GeoJSON and a member named ../evil.txt
 bomb.zip         one member of 50 MB of zeros (about 50 KB compressed)
+acled.xlsx       acled.csv as an Excel workbook (dates, coordinates and counts as typed cells)
+                 beside a "Read me" sheet of notes
+dtm.xlsx         an IOM DTM-style table of displaced people by site (HXL-tagged, one broken
+                 row) beside a "Read me" sheet; dtm.ods the same as an OpenDocument workbook
 
 Zips are written with a fixed date, so rebuilding them gives the same bytes; the GeoPackage
 records when it was written, so its bytes change (not its content).
@@ -14,8 +18,10 @@ records when it was written, so its bytes change (not its content).
 
 from __future__ import annotations
 
+import csv
 import tempfile
 import zipfile
+from datetime import date
 from pathlib import Path
 
 import geopandas as gpd
@@ -100,6 +106,47 @@ def write_zip(path: Path, members: dict[str, bytes]) -> None:
             archive.writestr(info, data, compresslevel=9)
 
 
+README_SHEET = pd.DataFrame({"Notes": [
+    "Invented test data for Corridor's import tests: it records nothing that happened.",
+    "Figures, sites and dates are made up; the places are real, their points approximate.",
+]})  # fmt: skip
+DTM_HEADER = ["State", "Locality", "Site name", "Latitude", "Longitude", "IDP individuals",
+              "IDP households", "Reporting date", "Partner"]  # fmt: skip
+DTM_TAGS = ["#adm1+name", "#adm2+name", "#loc+name", "#geo+lat", "#geo+lon",
+            "#affected+idps+ind", "#affected+idps+hh", "#date+reported", "#org+name"]  # fmt: skip
+DTM_ROWS = [
+    ["North Darfur", "Tawila", "Tawila (test site)", 13.53, 24.65, 12400, 2480,
+     date(2025, 5, 1), "Test Partner A"],
+    ["North Darfur", "El Fasher", "Abu Shouk camp (test site)", 13.66, 25.33, 8000, 1600,
+     date(2025, 5, 1), "Test Partner A"],
+    ["West Darfur", "El Geneina", "El Geneina", 13.45, 22.45, 5300, 1060, date(2025, 5, 2),
+     "Test Partner B"],
+    ["North Darfur", "Kutum", "Kutum (test site)", "unknown", 24.67, "n/a", 300,
+     date(2025, 5, 2), "Test Partner B"],
+    ["Central Darfur", "Zalingei", "Zalingei", 12.91, 23.47, 2150, 430, date(2025, 5, 3),
+     "Test Partner A"],
+]  # fmt: skip
+"""Five sites: four good, and one (Kutum) whose latitude and count are words."""
+
+
+def acled_rows() -> list[list[object]]:
+    with (HERE / "acled.csv").open(encoding="utf-8", newline="") as file:
+        rows: list[list[object]] = list(csv.reader(file))
+    for row in rows[1:]:
+        for index in (2, 3, 22, 23, 24, 28):  # year, time precision, lat, lon, precision, deaths
+            row[index] = float(row[index]) if "." in str(row[index]) else int(str(row[index]))
+        if str(row[1])[:4].isdigit():  # (ISO dates as date cells; the other spellings as text)
+            row[1] = date.fromisoformat(str(row[1]))
+    return rows
+
+
+def write_workbook(path: Path, sheets: dict[str, list[list[object]]]) -> None:
+    engine = "odf" if path.suffix == ".ods" else "openpyxl"
+    with pd.ExcelWriter(path, engine=engine) as writer:
+        for name, rows in sheets.items():
+            pd.DataFrame(rows).to_excel(writer, sheet_name=name, header=False, index=False)
+
+
 def main() -> None:
     write_gpkg(HERE / "zones.gpkg")
     write_shapefile_zip(HERE / "zones_shp.zip")
@@ -109,7 +156,13 @@ def main() -> None:
         {"zones.geojson": harmless, "../evil.txt": b"This file must never be written.\n"},
     )
     write_zip(HERE / "bomb.zip", {"zones.geojson": bytes(BOMB_BYTES)})
-    for name in ("zones.gpkg", "zones_shp.zip", "traversal.zip", "bomb.zip"):
+    notes = [["Notes"], *([line] for line in README_SHEET["Notes"])]
+    write_workbook(HERE / "acled.xlsx", {"Data": acled_rows(), "Read me": notes})
+    dtm = [DTM_HEADER, DTM_TAGS, *DTM_ROWS]
+    for name in ("dtm.xlsx", "dtm.ods"):
+        write_workbook(HERE / name, {"Read me": notes, "IDP sites": dtm})
+    workbooks = ("acled.xlsx", "dtm.xlsx", "dtm.ods")
+    for name in ("zones.gpkg", "zones_shp.zip", "traversal.zip", "bomb.zip", *workbooks):
         print(f"{name}: {(HERE / name).stat().st_size:,} bytes")
 
 
