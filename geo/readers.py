@@ -250,10 +250,15 @@ def _read_csv(
     path: Path, file: str, layer: str | None, log: ProblemLog, limits: ZipLimits
 ) -> list[Table]:
     try:
-        content = _decoded(path.read_bytes(), file, log)
+        raw = path.read_bytes()
     except OSError as error:
         log.error(file, "", "", "a readable CSV file", str(error))
         return []
+    binary = binary_kind(raw)
+    if binary is not None:
+        log.error(file, "", "", "a CSV file (text)", f"{binary}, not a CSV: nothing read")
+        return []
+    content = _decoded(raw, file, log)
     delimiter = _delimiter(content, file, log)
     rows = csv.reader(io.StringIO(content, newline=""), delimiter=delimiter)
     table = read_rows(_numbered(rows, file, log), file, layer, log)
@@ -347,6 +352,42 @@ def _layout(
     header += [""] * (len(tags) - len(header))
     tags += [None] * (len(header) - len(tags))
     return header, tags, head[index + 1 :]
+
+
+MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"), (b"%PDF-", "a PDF document"), (b"\x1f\x8b", "a gzip archive"),
+    (b"SQLite format 3\x00", "an SQLite database (a GeoPackage? name it .gpkg)"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Excel workbook (name it .xls)"),
+    (b"PK\x03\x04", "a zip archive"), (b"PK\x05\x06", "an empty zip archive"),
+)  # fmt: skip
+"""The first bytes of files that are not text, and what they are."""
+TEXT_SAMPLE = 8192
+"""How much of a file is looked at for bytes no text holds."""
+
+
+def binary_kind(raw: bytes) -> str | None:
+    """What a file that is not text is ("a PNG image"), from its first bytes; None for text.
+
+    Text in UTF-16 with its byte order mark holds NUL bytes, and is text; a file with a known
+    signature is not, nor one whose first 8 KB are more than 1% NUL bytes (a NUL or two in a
+    cell of a text file is that row's problem: the other rows are read)."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None
+    for signature, kind in MAGIC:
+        if raw.startswith(signature):
+            return _zip_kind(raw) if signature == b"PK\x03\x04" else kind
+    sample = raw[:TEXT_SAMPLE]
+    return "a binary file" if sample.count(0) > len(sample) / 100 else None
+
+
+def _zip_kind(raw: bytes) -> str:
+    head = raw[:TEXT_SAMPLE]
+    if b"xl/" in head:
+        return "an Excel workbook (name it .xlsx)"
+    if b"application/vnd.oasis.opendocument.spreadsheet" in head:
+        return "an OpenDocument workbook (name it .ods)"
+    return "a zip archive (name it .zip)"
 
 
 def _decoded(raw: bytes, file: str, log: ProblemLog) -> str:

@@ -165,6 +165,9 @@ def show_prepared(prepared: Prepared) -> None:
     columns[1].metric("Valid records", prepared.accepted)
     columns[2].metric("Rows rejected", len(prepared.rejected))
     st.caption(markdown_literal(prepared.summary()))
+    for problem in prepared.problems:  # (the file as a whole: not a CSV, too large, no sheet)
+        if problem.severity == "error" and not problem.where:
+            st.error(markdown_literal(str(problem)))
     if prepared.problems:
         frame = tables.problems_table(prepared.problems)
         st.dataframe(frame, hide_index=True, width="stretch", key="import_problems")

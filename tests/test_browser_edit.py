@@ -374,3 +374,15 @@ def test_one_sheet_of_a_workbook_is_chosen_and_added(
     assert "tawila-test-site" in {p.id for p in workspace.load().places}
     page.wait_for_timeout(2_000)  # (and the page stays: no error after the rerun)
     assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_a_picture_named_csv_is_told_to_be_no_csv(server: str, page: Page, tmp_path: Path) -> None:
+    picture = tmp_path / "convoys.csv"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 8)
+    open_page(page, server)
+    upload(page, picture)
+    alert = page.locator("[data-testid='stAlert']", has_text="not a CSV")
+    alert.wait_for(timeout=30_000)
+    assert "convoys.csv: expected a CSV file (text), got 'a PNG image" in alert.inner_text()
+    assert metric(page, "Rows read") == "0"
+    assert page.get_by_role("button", name="Add 0 valid record(s)").is_disabled()

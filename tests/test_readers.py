@@ -564,3 +564,33 @@ def test_a_geopackage_named_by_a_relative_path(
     (table,) = read_file(Path("traced.gpkg"), log=log)
     assert len(table.rows) == 1
     assert "EPSG:4326 is assumed" in str(next(iter(log)).actual)
+
+
+@pytest.mark.parametrize(
+    ("start", "kind"),
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "a PNG image"),
+        (b"%PDF-1.7\n", "a PDF document"),
+        (b"SQLite format 3\x00", "an SQLite database (a GeoPackage? name it .gpkg)"),
+        (b"PK\x03\x04" + b"\x00" * 26 + b"xl/workbook.xml", "an Excel workbook (name it .xlsx)"),
+        (b"id,name\n1," + bytes(64), "a binary file"),
+    ],
+)
+def test_a_file_that_is_not_text_is_refused_unread_as_a_csv(
+    start: bytes, kind: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "table.csv"
+    path.write_bytes(start + bytes(range(1, 256)) * 4)
+    log = ProblemLog()
+    assert read_file(path, log=log) == []
+    assert [(p.file, p.expected, p.actual) for p in log] == [
+        ("table.csv", "a CSV file (text)", f"{kind}, not a CSV: nothing read")
+    ]
+
+
+def test_text_in_utf16_is_still_text(tmp_path: Path) -> None:
+    path = tmp_path / "utf16.csv"
+    path.write_bytes("id,name,latitude,longitude\np1,Idlib,35.93,36.63\n".encode("utf-16"))
+    log = ProblemLog()
+    [table] = read_file(path, log=log)
+    assert [row.cells["name"] for row in table.rows] == ["Idlib"]
