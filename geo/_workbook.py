@@ -9,31 +9,30 @@ from pathlib import Path
 
 from python_calamine import CalamineError, CalamineWorkbook, SheetTypeEnum
 
-__all__ = ["Unreadable", "cell_text", "column_letter", "sheet_names", "sheet_rows"]
+__all__ = ["Unreadable", "cell_text", "column_letter", "open_workbook", "sheet_names", "sheet_rows"]
 
 
 class Unreadable(Exception):
     """The file is no workbook calamine can open (said in the message)."""
 
 
-def _open(path: Path) -> CalamineWorkbook:
+def open_workbook(path: Path) -> CalamineWorkbook:
+    """The workbook at `path`, opened once for its sheets' names and rows."""
     try:
         return CalamineWorkbook.from_path(str(path))
     except (CalamineError, OSError, ValueError) as error:
         raise Unreadable(str(error) or type(error).__name__) from None
 
 
-def sheet_names(path: Path) -> list[str]:
+def sheet_names(workbook: CalamineWorkbook) -> list[str]:
     """The workbook's worksheets in their order (chart sheets and macro sheets left out)."""
-    workbook = _open(path)
     return [
         sheet.name for sheet in workbook.sheets_metadata if sheet.typ == SheetTypeEnum.WorkSheet
     ]
 
 
-def sheet_rows(path: Path, sheet: str) -> Iterator[tuple[int, list[str]]]:
+def sheet_rows(workbook: CalamineWorkbook, sheet: str) -> Iterator[tuple[int, list[str]]]:
     """Each row of a sheet as the spreadsheet numbers it (from 1), its cells as text."""
-    workbook = _open(path)
     try:
         values = workbook.get_sheet_by_name(sheet).to_python(skip_empty_area=False)
     except (CalamineError, ValueError) as error:

@@ -567,7 +567,7 @@ WORKBOOKS = frozenset({"xlsx", "ods"})
 def sheet_names(path: Path | str) -> list[str]:
     """A workbook's worksheets, in order; [] for a file that is no workbook."""
     try:
-        return _workbook.sheet_names(Path(path))
+        return _workbook.sheet_names(_workbook.open_workbook(Path(path)))
     except _workbook.Unreadable:
         return []
 
@@ -583,7 +583,8 @@ def _read_workbook(
 ) -> list[Table]:
     """Every sheet with columns Corridor reads, or the one named, each a table of its own."""
     try:
-        names = _workbook.sheet_names(path)
+        book = _workbook.open_workbook(path)
+        names = _workbook.sheet_names(book)
     except _workbook.Unreadable as error:
         log.error(file, "", "", "an Excel or OpenDocument workbook", f"unreadable: {error}")
         return []
@@ -594,7 +595,7 @@ def _read_workbook(
     for name in [sheet] if sheet is not None else names:
         where = f"sheet {name!r}, "
         try:
-            rows, letters = _trimmed(list(_workbook.sheet_rows(path, name)))
+            rows, letters = _trimmed(list(_workbook.sheet_rows(book, name)))
         except _workbook.Unreadable as error:
             log.error(file, where.rstrip(", "), "", "a readable sheet", str(error))
             continue

@@ -131,9 +131,15 @@ def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
 EVERY_SHEET = "Every sheet it can read"
 
 
+@st.cache_data(max_entries=4, show_spinner=False)
+def upload_sheets(data: bytes, name: str) -> list[str]:
+    """The upload's sheets, read once per file (not on every rerun of the page)."""
+    return importing.upload_sheets(data, name)
+
+
 def sheet_choice(data: bytes, name: str) -> str | None:
     """The one sheet of a workbook to read, when it has several (None: every sheet)."""
-    sheets = importing.upload_sheets(data, name)
+    sheets = upload_sheets(data, name)
     if len(sheets) < 2:
         return None
     chosen = st.selectbox("Sheet", [EVERY_SHEET, *sheets], key="import_sheet")
