@@ -44,6 +44,8 @@ WORLD_HOLDOUT = REPORTS / "world-holdout"
 """Reports outside Syria written and labelled blind by another hand, kept for a first run."""
 WORLD_HOLDOUT_2 = REPORTS / "world-holdout2"
 """A second blind set (Mozambique, Ethiopia, DR Congo, Yemen), once the first was spent."""
+WORLD_HOLDOUT_3 = REPORTS / "world-holdout3"
+"""A third blind set (Haiti, Burkina Faso, South Sudan, the Philippines, Ukraine)."""
 NEAR_KM = 10.0
 NEAR_AREA_KM = 25.0
 NEAR_REGION_KM = 100.0
@@ -71,7 +73,11 @@ SETS = {
         "outside Syria, blind holdout (spent: curated after its first run)",
         WORLD_HOLDOUT,
     ),
-    "world-holdout2": ("outside Syria, blind holdout 2", WORLD_HOLDOUT_2),
+    "world-holdout2": (
+        "outside Syria, holdout 2 (spent: curated after its first run)",
+        WORLD_HOLDOUT_2,
+    ),
+    "world-holdout3": ("outside Syria, blind holdout 3", WORLD_HOLDOUT_3),
 }
 DEFAULT_SETS = ["labelled", "holdout1", "holdout2", "arabic", "arabic-holdout", "world"]
 """Every set but the blind holdouts, which are run on purpose (`--set world-holdout2`)."""

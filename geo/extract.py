@@ -7,6 +7,7 @@ import csv
 import functools
 import itertools
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date, timedelta
@@ -481,7 +482,10 @@ def _not_places() -> tuple[re.Pattern[str], frozenset[str]]:
     phrases = sorted((r["phrase"] for r in rows if r["kind"] in MASKED_KINDS), key=len,
                      reverse=True)  # fmt: skip
     spelled = (r"[-\s]+".join(re.escape(part) for part in re.split(r"[-\s]+", p)) for p in phrases)
-    mask = re.compile(r"(?<!\w)(?:" + "|".join(spelled) + r")(?!\w)", re.IGNORECASE)
+    # an apostrophe inside a word is the word's ("Sana'a" is no SANA), a possessive is not
+    mask = re.compile(
+        r"(?<![\w'’])(?:" + "|".join(spelled) + r")(?!\w|['’ʿ](?![sS]\b)\w)", re.IGNORECASE
+    )
     words = frozenset(r["phrase"].lower() for r in rows if r["kind"] not in MASKED_KINDS)
     return mask, words
 
@@ -644,8 +648,14 @@ def _place_at(
     opening = i == 0 or _sentence_start(text, words[i - 1].end(), span[0].start())
     if opening and not _well_known(candidates[0], geocoder, homes):
         return None  # "Buses left…": a capital at a sentence's start says nothing
+    if opening and size == 1 and _only_alike(mention, candidates[0], geocoder):
+        return None  # "About 300…", "Police said…": an English word, not the village "Abut"
+    if size == 1 and _is_demonym(mention, geocoder):
+        return None  # "Haitians", "Sudanese": people of a country, not a place
     if _A_UNIT.match(text, end):
         return None  # "the Azov regiment", "the Idlib brigade": a unit named after a place
+    if _NUMBERED.match(text, end) and not _well_known(candidates[0], geocoder, homes):
+        return None  # "Kilo 16", "Gate 4": a milestone or a gate, not a namesake abroad
     speaks = re.match(rf"\s+{SPEECH}\b", text[end : end + 16])
     if speaks and size == 1 and not _well_known(candidates[0], geocoder, homes):
         return None  # "Kerry told reporters": a person; "Moscow says" stays a place
@@ -663,6 +673,56 @@ _A_UNIT = re.compile(
     r"[ \t]+(?:regiment|battalion|brigades?|corps|militia|legion|division|detachment)\b",
     re.IGNORECASE,
 )
+
+
+def _letters(name: str) -> str:
+    """The name's letters only: no case, marks, apostrophes, hyphens or spaces."""
+    decomposed = unicodedata.normalize("NFKD", name.casefold())
+    return "".join(c for c in decomposed if c.isalnum())
+
+
+def _only_alike(mention: str, candidate: Any, geocoder: OfflineGeocoder) -> bool:
+    """A word matched to a village only through its match key, not as it is written: at a
+    sentence's start such a word is the sentence's, not a place's (a town's other spelling,
+    "Daraya" for Dārayyā, is still the town)."""
+    if candidate.entry < 0:
+        return False
+    places = geocoder.gazetteer
+    if places.ids[candidate.entry].startswith(CURATED_ID):
+        return False
+    if places.kinds[candidate.entry] != "village":
+        return False
+    written = {_letters(candidate.matched_name), _letters(places.names[candidate.entry])}
+    return _letters(mention) not in written
+
+
+_DEMONYM_ENDINGS = ("ians", "ian", "ans", "an", "ese", "is", "i", "ns", "n", "s")
+
+
+def _is_demonym(word: str, geocoder: OfflineGeocoder) -> bool:
+    """'Haitian', 'Sudanese', 'Ethiopians', 'Israeli': a country's people (its name, less a
+    last vowel, with a people's ending), unless the word is itself a country's name."""
+    countries = geocoder.gazetteer.derived("country letters", _country_letters)
+    letters = _letters(word)
+    if letters in countries or not word[:1].isupper():
+        return False
+    for ending in _DEMONYM_ENDINGS:
+        if letters.endswith(ending) and len(letters) - len(ending) >= 3:
+            stem = letters[: -len(ending)]
+            if any(stem + vowel in countries for vowel in ("", "a", "i", "o", "y", "e", "ia")):
+                return True
+    return False
+
+
+def _country_letters(gazetteer: Any) -> frozenset[str]:
+    return frozenset(
+        _letters(name)
+        for name, kind in zip(gazetteer.names, gazetteer.kinds, strict=True)
+        if kind == "country"
+    )
+
+
+_NUMBERED = re.compile(r"[ \t]+\d{1,3}\b(?![,.]\d)")
 DIRECTIONS = {
     "east", "west", "north", "south", "eastern", "western", "northern", "southern", "central",
     *(f"{a}{dash}{b}{end}" for a in ("north", "south") for b in ("east", "west")
@@ -1029,7 +1089,8 @@ _CONVOY_WORDS = re.compile(
     r"|head(?:ed|ing)|bound|reach\w*|exit\w*"
     r"|cross(?:ed|es|ing)?|walk\w*|trek\w*|flown|flew|fl(?:y|ying|ights?)|airlift\w*"
     r"|corridors?|exodus|escap\w*|board(?:ed|ing)|sail\w*|ferr(?:y|ied)|rescu\w*"
-    r"|stream(?:ed|ing)|pour(?:ed|ing)|refugees|enter(?:ed|ing)|journeys?)\b",
+    r"|stream(?:ed|ing)|pour(?:ed|ing)|refugees|enter(?:ed|ing)|journeys?|dock(?:ed|ing)"
+    r"|landed|deport\w*|expel\w*|stopped)\b",
     re.IGNORECASE,
 )
 """What a sentence about a movement of people says: vehicles, evacuations, leaving, arriving."""
@@ -1102,15 +1163,18 @@ def _draft(
 
 _ROLE_WORDS = {
     "via": r"via|through|crossing into|crossed into|by way of",
-    "origin": r"from|out of|left|leave|leaves|leaving|departed|departing|depart|quit|fled"
+    "origin": r"fle\w*\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+)?(?:attacks?|assaults?|offensives?"
+    r"|fighting|violence|raids?|clashes)\s+(?:on|in|around)"  # "fled an attack on Palma"
+    r"|from|out of|left|leave|leaves|leaving|departed|departing|depart|quit|fled"
     r"|flee|flees|fleeing|exit(?:ed|ing)?",
     "destination": r"to|for|towards?|reach|reached|reaches|reaching|as far as|entered|entering"
     r"|(?<!crossing\s)(?<!crossed\s)into"
-    r"|(?:arriv|enter|end)\w*(?:\s+[\w-]+){0,5}?\s+(?:in|at)",
+    r"|(?:arriv|enter|end|dock|land|stopp)\w*(?:\s+[\w-]+){0,5}?\s+(?:in|at)"
+    r"|cross(?:ed|ing)(?:\s+[\w-]+){0,3}?\s+at",  # "were crossing each day at Hamdayet"
 }
 """Words that give a place its part in a movement; the nearest one before the place decides.
 A place after 'in' or 'at' alone ('a source in Homs') is no endpoint."""
-_NOT_A_ROLE = re.compile(r"(?:according|due|able|going|used|has|have|had|said)\s+to\s+$")
+_NOT_A_ROLE = re.compile(r"\b(?:according|due|able|going|used|has|have|had|said)\s+to\s+$")
 
 
 def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, Any]:
@@ -1123,6 +1187,7 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
     """
     roles: dict[str, Any] = {"via": [], "origin": "", "destination": ""}
     destination_word = -1  # where the role word of the destination so far stands
+    destination_end = -1  # and where its name ends
     country_end: PlaceMention | None = None  # "fled to Armenia", "crossed into Chad"
     passed: list[PlaceMention] = []
     where_clause = _WHERE.search(sentence)
@@ -1159,9 +1224,10 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
         elif role == "origin" and not roles["origin"]:
             roles["origin"] = place.name
         elif (role == "destination" and place.kind != "country"
-              and tail_start + where != destination_word):  # fmt: skip  # not "to A and B"
+              and tail_start + where != destination_word  # not "to A and B"
+              and _onward(sentence, destination_end, tail_start + where)):  # fmt: skip
             roles["destination"] = place.name
-            destination_word = tail_start + where
+            destination_word, destination_end = tail_start + where, place.end - offset
     if not roles["destination"] and country_end and country_end.name != roles["origin"]:
         # "crossed into Chad at Adre": the border town in that country, else the country
         inside = [p for p in passed if p.country_code == country_end.country_code]
@@ -1172,6 +1238,18 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
 
 
 _WHERE = re.compile(r",\s+where\b")
+_ONWARD = re.compile(r"\b(?:then|on|onward|onwards|later|before|continu\w*|finally|eventually)\b")
+"""What makes a second destination the end of one journey ("to Rashidin, then on to Idlib")
+rather than another group's ("to Sana'a, and smaller numbers towards Aden"; "to Zabid and to
+Hays": the first of a list)."""
+
+
+def _onward(sentence: str, previous_end: int, role_word: int) -> bool:
+    """Whether a destination word at `role_word` replaces the one whose name ends at
+    `previous_end` (-1: there is none yet)."""
+    return previous_end < 0 or bool(_ONWARD.search(sentence, previous_end, role_word))
+
+
 _LISTED = re.compile(r"\s*(?:,|,?\s*and|,?\s*or|/)?\s*(?:the\s+)?", re.IGNORECASE)
 """What stands between the names of a list ('Fuaa and Kafraya', 'A, B or C')."""
 _CROSSED_INTO = re.compile(r"cross(?:ed|ing)\s+into\b")

@@ -33,8 +33,9 @@ FUZZY_THRESHOLD = 0.82
 UNCERTAIN_BELOW = 0.9
 """Answers scoring below this are flagged `uncertain` in Location.raw."""
 BIAS_BONUS = 0.1
-"""Added to the score of a place in the bias country when ranking (a primary-name match abroad
-scores 1.0, an alternate-name match 0.98: the bias outweighs that difference, not a poor match)."""
+"""Added to the score of a place in the bias country (and of a country) when ranking (a
+primary-name match abroad scores 1.0, an alternate-name match 0.98: the bias outweighs that
+difference, not a poor match)."""
 WEIGHT_FACTOR = 0.005
 """Times an entry's weight (log10 population + kind bonus) when ranking: a tie-breaker."""
 TIE_DISTANCE_KM = 15.0
@@ -313,6 +314,9 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         abroad = exact is not None and self._bias_missing(exact, codes)
         if exact is not None and not abroad:
             return self._best(exact, codes)
+        best = self._best(exact, codes) if exact is not None else []
+        if best and self._is_landmark(best[0].entry):
+            return best  # "South Sudan" is the country, "Belgorod" the city, whatever the bias
         if exact is None:
             found = self._without_clitic(text, codes, near)
             if found:
@@ -321,7 +325,6 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         if found:
             return found
         if exact is not None:  # found abroad only: and at home, by consonants?
-            best = self._best(exact, codes)
             at_home = self._best_in_bias_country(key, codes, fuzzy=False) if best else []
             return self._merge(best, at_home) if at_home else best
         for tier in (self._skeleton, self._fuzzy):
@@ -432,6 +435,11 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
             pool = places.country_keys(self.country_bias)
             found += self._best(self._fuzzy_in(key, pool) or _Hits([], [], [], []), codes)
         return [c for c in found if self._biased(c.entry)]
+
+    def _is_landmark(self, entry: int) -> bool:
+        """A country, a region or a city, which an exact name abroad means over a look-alike
+        at home (a village spelled with the same consonants)."""
+        return entry >= 0 and self.gazetteer.kinds[entry] in ("country", "region", "city")
 
     def _bias_missing(self, hits: _Hits, codes: frozenset[str]) -> bool:
         if self.country_bias is None or (codes and self.country_bias not in codes):
@@ -583,8 +591,10 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         def prior(places: gazetteer.Gazetteer) -> tuple[float, ...]:
             weights = self._weights()
             return tuple(
-                WEIGHT_FACTOR * weight + (BIAS_BONUS if code == bias else 0.0)
-                for weight, code in zip(weights, places.country_codes, strict=True)
+                WEIGHT_FACTOR * weight + (BIAS_BONUS if code == bias or kind == "country" else 0.0)
+                for weight, code, kind in zip(
+                    weights, places.country_codes, places.kinds, strict=True
+                )
             )
 
         self._prior_list = self.gazetteer.derived(f"prior:{bias}", prior)
@@ -603,9 +613,13 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         return float(candidate.score + bonus + WEIGHT_FACTOR * weight)
 
     def _biased(self, entry: int) -> bool:
+        """Whether the entry gets the bias bonus: it is in the bias country, or it is a country
+        (whose name is news everywhere: "Russia" in a report about Ukraine is no village there
+        that has it for another name)."""
         if entry < 0 or self.country_bias is None:
             return False
-        return self.gazetteer.country_codes[entry] == self.country_bias
+        places = self.gazetteer
+        return places.country_codes[entry] == self.country_bias or places.kinds[entry] == "country"
 
     def _resolved(self, candidate: Candidate) -> Candidate:
         """The candidate with its coordinates, name and kind filled in from its entry."""

@@ -139,3 +139,70 @@ def test_a_role_word_before_another_place_is_that_place_s() -> None:
 
 def test_entering_a_country_ends_a_movement() -> None:
     assert drafts("More than 28,000 people had entered Armenia by Tuesday.") == [("", "Armenia")]
+
+
+@pytest.mark.parametrize(
+    ("text", "origin", "destination"),
+    [
+        # a second destination word starts another group's journey unless it goes on
+        ("Hundreds have left for Sana'a, and others went south towards Aden.", "", "Sanaa"),
+        ("Families fled to Zabid and to Hays.", "", "Zabīd"),
+        ("The buses went to al-Rashidin, then on to Idlib.", "", "Idlib"),
+        # fled an attack on a place: the place is where they came from
+        ("Boats with people who fled an attack on the port town of Palma docked in Pemba.",
+         "Palma", "Pemba"),
+        ("About 900 refugees were crossing daily at Hamdayet.", "", "Hamdayet"),
+    ],
+)  # fmt: skip
+def test_journeys_of_wire_and_agency_copy(text: str, origin: str, destination: str) -> None:
+    assert drafts(text)[0] == (origin, destination)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Hundreds reached Sana'a by road.", "Sanaa"),  # no SANA, the news agency, inside it
+        ("Residents of Sana\u2019a queued for water.", "Sanaa"),  # a typographic apostrophe
+    ],
+)
+def test_an_apostrophe_inside_a_name_keeps_the_name(text: str, name: str) -> None:
+    assert [p.name for p in extract(text, published=PUBLISHED).places] == [name]
+
+
+def test_the_news_agency_is_still_no_place() -> None:
+    assert extract("SANA's correspondent said buses left.", published=PUBLISHED).places == []
+
+
+def test_a_numbered_milestone_is_no_namesake_abroad() -> None:
+    text = "The road through Kilo 16 stayed open, aid workers in Al Hudaydah said."
+    assert [p.name for p in extract(text, published=PUBLISHED).places] == ["Al Ḩudaydah"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "More than 2,000 Haitians were deported across the border.",
+        "Sudanese officials said the road was closed.",
+        "Some Ethiopians walked for days.",
+        "Israeli strikes hit the area.",
+    ],
+)
+def test_a_country_s_people_are_no_place(text: str) -> None:
+    assert extract(text, published=PUBLISHED).places == []
+
+
+def test_a_sentence_s_first_word_is_no_village_spelled_alike() -> None:
+    found = extract("About 300 people left Marawi on Friday.", published=PUBLISHED, home=("PH",))
+    assert [p.mention for p in found.places] == ["Marawi"]
+
+
+@pytest.mark.parametrize(
+    ("text", "origin", "destination"),
+    [
+        ("About 500 people were deported from Chad to Sudan on Monday.", "Chad", "Sudan"),
+        ("Others stopped in Iligan on the way.", "", "Iligan"),
+        ("Families left Renk for Malakal by boat.", "Renk", "Malakal"),
+    ],
+)
+def test_deported_and_stopping_are_movements(text: str, origin: str, destination: str) -> None:
+    assert drafts(text)[0] == (origin, destination)

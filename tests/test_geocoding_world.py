@@ -29,7 +29,28 @@ CASES = [
     ("Tawila", "SD", 13.55, 24.85),  # not At Tawilah, Yemen
     ("Abu Shouk camp", "SD", 13.67, 25.36),
     ("مخيم أبو شوك", "SD", 13.67, 25.36),
+    ("Renk", "SS", 11.75, 32.81),  # not Rengo, Chile
+    ("Palma, Mozambique", "MZ", -10.78, 40.47),  # curated; bare "Palma" is Majorca's
+    ("Hamdayet", "SD", 14.32, 36.58),
+    ("Um Rakuba", "SD", 14.00, 35.60),
 ]
+
+
+@pytest.mark.parametrize(
+    ("query", "bias", "country", "kind"),
+    [
+        ("Russia", "UA", "RU", "country"),  # not a Ukrainian village with "Russia" for alias
+        ("Belgorod", "UA", "RU", "city"),  # not Bilohorodka, Ukraine, by its consonants
+        ("South Sudan", "SD", "SS", "country"),  # not "the south of Sudan"
+        ("southern Sudan", "SD", "SD", "region"),
+    ],
+)
+def test_a_country_or_city_named_exactly_beats_a_look_alike_at_home(
+    query: str, bias: str, country: str, kind: str
+) -> None:
+    found = OfflineGeocoder(country_bias=bias).geocode(query)
+    assert found is not None
+    assert (found.raw["country_code"], found.raw["kind"]) == (country, kind)
 
 
 @pytest.fixture(scope="module")
