@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import re
 import zoneinfo
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -60,6 +61,14 @@ def country_code(value: object) -> str:
     if len(code) != 2 or not code.isalpha():
         raise f.FieldError("a two-letter ISO 3166-1 country code such as SY (or SYR)")
     return code
+
+
+def country_codes(value: object) -> tuple[str, ...]:
+    """Country codes as a list, or as text separated by ';' or ',' ("SD;TD"): each as
+    `country_code` reads it, in their order, without repeats."""
+    parts = value if isinstance(value, list | tuple) else re.split(r"[;,]", f.text(value))
+    codes = [country_code(part) for part in parts if not f.is_blank(part)]
+    return tuple(dict.fromkeys(codes))
 
 
 def time_zone(value: object) -> str:

@@ -31,6 +31,7 @@ def meta_fields() -> list[Field]:
         Field("start", f.moment),
         Field("end", f.moment),
         Field("disclaimer", f.text),
+        Field("countries", s.country_codes, required=False),
     ]
 
 

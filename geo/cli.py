@@ -689,6 +689,7 @@ def _new(args: argparse.Namespace) -> int:
         source=source,
         summary=args.summary,
         disclaimer=args.disclaimer,
+        countries=(country,) if country else (),
     )
     folder = n.create(scenario, args.out)
     about = f" about {country}" if country else ""

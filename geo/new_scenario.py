@@ -9,6 +9,9 @@ from importlib import resources
 from pathlib import Path
 from zoneinfo import ZoneInfo, available_timezones
 
+from geo import _fields as f
+from geo import _schema as s
+from geo._fields import Field, Spot
 from geo.errors import ProblemLog
 from geo.importing import slug
 from geo.records import Scenario, Source
@@ -19,6 +22,7 @@ DISCLAIMER = (
     "they are not surveyed and must not be used for navigation. Boundaries and names do not "
     "imply endorsement or acceptance."
 )
+COUNTRIES = Field("countries", s.country_codes, required=False)
 
 
 @cache
@@ -77,11 +81,14 @@ def new_scenario(
     disclaimer: str = DISCLAIMER,
     summary: str = "",
     scenario_id: str = "",
+    countries: tuple[str, ...] = (),
 ) -> Scenario:
     """A scenario with no records yet; a date as `start` or `end` means midnight local time.
 
-    With no `end`, the span is the start's day and the next. ValidationError when the time zone
-    is unknown, the title empty or the span empty (every problem listed).
+    With no `end`, the span is the start's day and the next. `countries` (ISO codes) are where
+    the crisis is: its reports are read and its names looked up there before it has places.
+    ValidationError when the time zone is unknown, the title empty, the span empty or a country
+    code unreadable (every problem listed).
     """
     log = ProblemLog()
     where = "new scenario"
@@ -96,6 +103,7 @@ def new_scenario(
         log.error(
             where, "", "end", f"a moment after the start ({begins.isoformat()})", ends.isoformat()
         )
+    codes = f.parse_fields({"countries": list(countries)}, [COUNTRIES], Spot(where, ""), log)
     log.raise_if_errors(where)
     return Scenario(
         id=scenario_id or slug(title) or "new-scenario",
@@ -106,6 +114,7 @@ def new_scenario(
         end=ends,
         disclaimer=disclaimer.strip() or DISCLAIMER,
         sources=(source,),
+        countries=(codes or {}).get("countries", ()),
     )
 
 

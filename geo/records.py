@@ -285,6 +285,9 @@ class Scenario:
     zones: tuple[ControlZone, ...] = ()
     events: Sequence[Event] = ()
     """A tuple, or an EventTable (columns: what a workspace and large scenarios load)."""
+    countries: tuple[str, ...] = ()
+    """The countries the scenario is about (ISO 3166-1 alpha-2, most first), as its author
+    gave them; () to read them from its places (`geo.home.scenario_homes`)."""
 
     def place(self, place_id: str) -> Place:
         """The place with this id; KeyError when there is none."""

@@ -234,6 +234,9 @@ def _meta_text(scenario: Scenario) -> str:
         name: _local_toml(getattr(scenario, name), scenario.timezone)
         for name in (spec.name for spec in meta_fields())
     }
+    document["countries"] = list(scenario.countries)
+    if not scenario.countries:
+        del document["countries"]  # (read from the places, as before the field was written)
     document["sources"] = [
         {
             key: value

@@ -637,6 +637,7 @@ def _meta_frame(scenario: Scenario) -> pd.DataFrame:
     row.update(
         {spec.name: getattr(scenario, spec.name) for spec in meta_fields() if spec.name != "id"}
     )
+    row["countries"] = ";".join(scenario.countries)  # (a cell holds text: "SD;TD")
     row["imported_at"] = datetime.now(UTC)
     return _typed(pd.DataFrame([row]), _MOMENTS[SCENARIOS_LAYER])
 

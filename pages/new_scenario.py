@@ -49,7 +49,7 @@ def main() -> None:
     disclaimer = st.text_area("Disclaimer", value=n.DISCLAIMER)
     if st.button("Create the scenario", key="create_scenario", disabled=not title.strip()):
         source = n.source_from(source_title or title, publisher, published, url=url)
-        create(workspace, title, timezone, start, end, source, disclaimer)
+        create(workspace, title, timezone, start, end, source, disclaimer, country)
 
 
 def create(
@@ -60,12 +60,13 @@ def create(
     end: date,
     source: n.Source,
     disclaimer: str,
+    country: str,
 ) -> None:
     """Save the scenario in the workspace beside the others, or say why not."""
     try:
         scenario = n.new_scenario(
             title=title, timezone=timezone, start=start, end=end, source=source,
-            disclaimer=disclaimer,
+            disclaimer=disclaimer, countries=(country,) if country else (),
         )  # fmt: skip
         if workspace.exists() and scenario.id in workspace.scenario_ids():
             st.error(

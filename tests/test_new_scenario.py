@@ -10,6 +10,7 @@ import pytest
 from geo import cli, mapview
 from geo import new_scenario as n
 from geo.errors import ValidationError
+from geo.home import scenario_homes
 from geo.mapview import MapView
 from geo.scenario import read_scenario
 from geo.workspace import Workspace
@@ -118,3 +119,42 @@ def test_geo_new_says_why_no_time_zone(tmp_path: Path, capsys: pytest.CaptureFix
     assert cli.main(argv) == 1
     assert "--timezone: expected an IANA time zone" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+def test_a_scenario_s_countries_are_kept_in_each_store(
+    new_workspace: Workspace, tmp_path: Path
+) -> None:
+    scenario = n.new_scenario(
+        title="Adre crossings", timezone="Africa/Ndjamena", start=date(2024, 5, 10),
+        source=source(), countries=("td", "SDN"),
+    )  # fmt: skip
+    assert scenario.countries == ("TD", "SD")
+    assert scenario_homes(scenario) == ("TD", "SD")  # no places yet: its own countries
+    new_workspace.save(scenario)
+    assert new_workspace.load(scenario.id).countries == ("TD", "SD")
+    folder = n.create(scenario, tmp_path / "folders")
+    assert 'countries = [\n    "TD",\n    "SD",\n]' in (folder / "scenario.toml").read_text()
+    assert read_scenario(folder, geocode=False).countries == ("TD", "SD")
+
+
+def test_a_scenario_without_countries_reads_them_from_its_places(new_workspace: Workspace) -> None:
+    scenario = n.new_scenario(
+        title="El Fasher", timezone="Africa/Khartoum", start=date(2024, 5, 10), source=source()
+    )
+    new_workspace.save(scenario)
+    assert new_workspace.load(scenario.id).countries == ()
+
+
+def test_an_unreadable_country_is_refused_by_name() -> None:
+    with pytest.raises(ValidationError, match=r"'countries'.*two-letter ISO 3166-1.*Sudan"):
+        n.new_scenario(
+            title="X", timezone="UTC", start=date(2024, 5, 10), source=source(),
+            countries=("Sudan",),
+        )  # fmt: skip
+
+
+def test_geo_new_keeps_the_country(tmp_path: Path) -> None:
+    argv = ["new", "--title", "Renk arrivals", "--country", "SS", "--start", "2023-08-01",
+            "--published", "2023-08-15", "--out", str(tmp_path)]  # fmt: skip
+    assert cli.main(argv) == 0
+    assert read_scenario(tmp_path / "renk-arrivals", geocode=False).countries == ("SS",)
