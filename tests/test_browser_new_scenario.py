@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from conftest import click_until, dashboard_page, streamlit_app
 from PIL import Image
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, FrameLocator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from test_browser import MAP_FRAME
-from test_browser_edit import ROW_PX, settled
+from test_browser import MAP_FRAME, corridor_layers, wait_until
+from test_browser_edit import ROW_PX, settled, upload
 
+from geo.mapview import ZONE_COLOURS
+from geo.records import Control, Scenario
 from geo.scenario import read_scenario
 from geo.settings import Settings
 from geo.workspace import Workspace
@@ -25,6 +29,8 @@ REPORT = (
 )
 DRAFTED = "Buses carrying 300 people left El Geneina for Adre on Monday, aid workers said."
 TITLE = "El Geneina to Adre, June 2023"
+SCENARIO_ID = "el-geneina-to-adre-june-2023"
+ZONE_PATH = f"path.leaflet-interactive[stroke='{ZONE_COLOURS[Control.OPPOSITION]}']"
 
 
 @pytest.fixture
@@ -41,7 +47,7 @@ def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
 
 
 def test_a_report_about_sudan_becomes_a_scenario_on_the_dashboard(
-    workspace: Workspace, page: Page
+    workspace: Workspace, page: Page, tmp_path: Path
 ) -> None:
     with streamlit_app(workspace.location) as server:
         page.goto(f"{server}/new_scenario", wait_until="domcontentloaded")
@@ -88,6 +94,8 @@ def test_a_report_about_sudan_becomes_a_scenario_on_the_dashboard(
         )
         [convoy] = workspace.load("el-geneina-to-adre-june-2023").convoys
         assert convoy.people is not None
+        import_zone(page, zone_file(tmp_path, workspace.load(SCENARIO_ID)))
+        assert [z.id for z in workspace.load(SCENARIO_ID).zones] == ["geneina-held"]
 
         click_until(
             page.get_by_role("link", name="dashboard"),
@@ -108,9 +116,67 @@ def test_a_report_about_sudan_becomes_a_scenario_on_the_dashboard(
         # the world's base map around Darfur and eastern Chad, not a blank page
         assert frame.locator(".leaflet-corridor-base-pane path").count() >= 4
         assert frame.locator(".corridor-town").count() >= 5
+        switch_the_zone_off(page, frame)
 
         export_png(page)
         assert page.locator("[data-testid='stException']").count() == 0
+
+
+def zone_file(folder: Path, scenario: Scenario) -> Path:
+    """A GeoJSON of one opposition-held zone around El Geneina, valid from the scenario's
+    start, as a user traces one in QGIS."""
+    start = scenario.start.astimezone(ZoneInfo(scenario.timezone)).isoformat()
+    ring = [[22.38, 13.40], [22.52, 13.40], [22.52, 13.50], [22.38, 13.50], [22.38, 13.40]]
+    feature = {
+        "type": "Feature",
+        "properties": {"id": "geneina-held", "name": "El Geneina (test outline)",
+                       "control": "opposition", "holder": "Rapid Support Forces",
+                       "valid_from": start, "precision": "approximate"},
+        "geometry": {"type": "Polygon", "coordinates": [ring]},
+    }  # fmt: skip
+    path = folder / "geneina-zone.geojson"
+    path.write_text(json.dumps({"type": "FeatureCollection", "features": [feature]}))
+    return path
+
+
+def import_zone(page: Page, path: Path) -> None:
+    """On Import and edit, choose the new scenario, upload the zone and add it."""
+    click_until(
+        page.get_by_role("link", name="import and edit"),
+        page.get_by_role("heading", name="Import and edit"),
+    )
+    settled(page)
+    page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").filter(
+        has_text="Scenario"
+    ).first.click()
+    page.get_by_role("option", name=SCENARIO_ID).click()
+    settled(page)
+    upload(page, path)
+    add = page.get_by_role("button", name=f"Add 1 valid record(s) to {SCENARIO_ID}")
+    add.click()
+    page.get_by_text("Added 1 record(s) from geneina-zone.geojson").wait_for(timeout=60_000)
+
+
+def switch_the_zone_off(page: Page, frame: FrameLocator) -> None:
+    """Untick the zone's layer in the map's own layer control, as a hand does, and watch the
+    map settle without it for seconds (the sidebar box follows)."""
+    wait_until(page, lambda: "zones-opposition" in (corridor_layers(frame) or ()), "the zone on")
+    frame.locator(ZONE_PATH).first.wait_for(timeout=30_000)
+    sidebar_box = page.get_by_role("checkbox", name="Opposition-held")
+    assert sidebar_box.is_checked()
+    frame.locator(".leaflet-control-layers").hover()  # a folded layer control opens under it
+    frame.get_by_role("checkbox", name="Opposition-held").uncheck()
+    wait_until(page, lambda: not sidebar_box.is_checked(), "the sidebar box to follow the map")
+    wait_until(
+        page,
+        lambda: (layers := corridor_layers(frame)) is not None and "zones-opposition" not in layers,
+        "the map redrawn without the zone",
+    )
+    wait_until(page, lambda: frame.locator(ZONE_PATH).count() == 0, "the zone's outline gone")
+    page.wait_for_timeout(3_000)  # (and it stays off: no rerun brings it back)
+    assert frame.locator(ZONE_PATH).count() == 0
+    assert "zones-opposition" not in (corridor_layers(frame) or {"zones-opposition"})
+    assert frame.locator("path.leaflet-interactive").count() > 0  # the convoy is still drawn
 
 
 def export_png(page: Page) -> None:
