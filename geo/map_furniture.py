@@ -284,6 +284,8 @@ FURNITURE_CSS = """
 .corridor-legend-cell{display:inline-flex;align-items:center;gap:3px;margin-right:7px;
   white-space:nowrap;vertical-align:middle}
 .corridor-credit{margin-top:5px;color:#666;font-size:10px}
+.corridor-legend-absent{margin:3px 0;padding:2px 5px;border-left:3px solid #b26b00;
+  background:#fff6e5;color:#5c3b00;font-size:11px;line-height:1.3}
 .corridor-label{position:absolute;white-space:nowrap;pointer-events:none;color:#1a1a1a;
   font:600 11px/1.15 FONTS;
   text-shadow:0 0 2px #fff,0 0 2px #fff,0 0 3px #fff,0 0 3px #fff}

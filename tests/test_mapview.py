@@ -244,6 +244,34 @@ def test_unticked_layers_are_rendered_hidden_and_left_out_of_the_legend(
     assert "corridor-legend-row" not in mapview.legend_html(shipped, nothing)
 
 
+def absent(html: str) -> list[str]:
+    """The legend's notes on layers with nothing at the moment."""
+    legend = panel(html, "corridor-legend")
+    return re.findall(r'<div class="corridor-legend-absent" role="note">(.*?)</div>', legend)
+
+
+def test_a_moment_without_zones_says_so_on_the_map(shipped: Scenario) -> None:
+    before = render(shipped, MapView(at=shipped.start))  # zones are valid on 15 Dec only
+    assert absent(before)[0] == (
+        "Government-held, Opposition-held and Besieged zones: none at this moment "
+        "(valid 15 Dec 2016 00:00 to 16 Dec 00:00 EET)"
+    )
+    assert not {"Government-held", "Opposition-held", "Besieged"} & set(legend_rows(before))
+    assert not any("zones" in note for note in absent(render(shipped, MapView(at=utc(13)))))
+
+
+def test_a_layer_switched_off_or_present_has_no_note(shipped: Scenario) -> None:
+    only_routes = MapView(at=shipped.start, layers=frozenset({"routes"}))
+    assert absent(render(shipped, only_routes)) == []
+    late = render(shipped, MapView(at=utc(16)))  # every figure reported by then
+    assert not any(note.startswith("Reported figures") for note in absent(late))
+
+
+def test_figures_not_yet_reported_are_announced(shipped: Scenario) -> None:
+    notes = absent(render(shipped, MapView(at=utc(13))))
+    assert notes == ["Reported figures: none yet (the first, 15 Dec 2016 17:00 EET)"]
+
+
 # --- the moment ----------------------------------------------------------------------------
 
 

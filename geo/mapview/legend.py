@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
 from geo import basemap, bulk, event_columns
 from geo.mapview.lean import lean_weight
 from geo.mapview.symbols import (
@@ -73,13 +77,71 @@ def legend_html(
         for kind in dict.fromkeys(figure.kind for figure in records.figures):
             label = f"Reported {kind.value.replace('_', ' ')} (area ∝ count)"
             rows.append(_legend_row(_circle(FIGURE_COLOURS[kind]), label))
+    rows += [_note(note) for note in figures_note(scenario, view, records)]
+    # (outside the body: a folded legend still says the map has no zone at this moment)
+    absent = "".join(_note(note) for note in zones_notes(scenario, view, records))
     rows.append(f'<div class="corridor-credit">{esc(basemap.ATTRIBUTION)}</div>')
     heading = (
         '<button type="button" class="corridor-fold" aria-expanded="true">Legend</button>'
         if foldable
         else '<div class="corridor-legend-title">Legend</div>'
     )
-    return f'{heading}<div class="corridor-legend-body">{"".join(rows)}</div>'
+    return f'{heading}{absent}<div class="corridor-legend-body">{"".join(rows)}</div>'
+
+
+def absent_notes(scenario: Scenario, view: MapView, records: Shown) -> list[str]:
+    """A note per layer switched on whose records the scenario has, none of them at the
+    moment, so that an empty map is never taken for an empty story."""
+    return [*zones_notes(scenario, view, records), *figures_note(scenario, view, records)]
+
+
+def zones_notes(scenario: Scenario, view: MapView, records: Shown) -> list[str]:
+    """'Government-held and Besieged zones: none at this moment (valid 15 Dec 2016 00:00 to
+    16 Dec 00:00 EET)', for the zone layers switched on that have no zone at the moment."""
+    present = {zone.control for zone in records.zones}
+    missing: dict[str, list[str]] = {}  # the labels of the zone layers missing, by when valid
+    for control, key in ZONE_LAYERS.items():
+        zones = [z for z in scenario.zones if z.control is control]
+        if key in view.layers and zones and control not in present:
+            missing.setdefault(_valid(zones, scenario.timezone), []).append(LAYER_LABELS[key])
+    return [
+        f"{_listed(labels)} zones: none at this moment ({valid})"
+        for valid, labels in missing.items()
+    ]
+
+
+def figures_note(scenario: Scenario, view: MapView, records: Shown) -> list[str]:
+    """'Reported figures: none yet (the first, 15 Dec 2016 17:00 EET)', when none is yet."""
+    if "figures" not in view.layers or not scenario.figures or records.figures:
+        return []
+    first = min(figure.reported for figure in scenario.figures)
+    return [f"Reported figures: none yet (the first, {_local(first, scenario.timezone)})"]
+
+
+def _note(text: str) -> str:
+    return f'<div class="corridor-legend-absent" role="note">{esc(text)}</div>'
+
+
+def _listed(labels: list[str]) -> str:
+    """'A', 'A and B', 'A, B and C'."""
+    return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} and {labels[-1]}"
+
+
+def _valid(zones: list[Any], zone: str) -> str:
+    """'valid 15 Dec 2016 00:00 to 16 Dec 00:00 EET' or 'valid from 15 Dec 2016 00:00 EET'."""
+    start = min(item.valid_from for item in zones)
+    ends = [item.valid_to for item in zones]
+    if None in ends:
+        return f"valid from {_local(start, zone)}"
+    end = max(e for e in ends if e is not None)
+    begins = start.astimezone(ZoneInfo(zone))
+    return f"valid {begins:%d %b %Y %H:%M} to {_local(end, zone, year=False)}"
+
+
+def _local(moment: datetime, zone: str, *, year: bool = True) -> str:
+    """'15 Dec 2016 17:00 EET': the scenario's local time and the zone's abbreviation."""
+    local = moment.astimezone(ZoneInfo(zone))
+    return f"{local:%d %b %Y %H:%M %Z}" if year else f"{local:%d %b %H:%M %Z}"
 
 
 _PLACE_LEGEND = {
