@@ -168,9 +168,10 @@ class ClearPopups(ScriptCall):
     """A popup opens inside the map and clear of its panels; its layer's tooltip stays shut.
 
     Leaflet's own autopan keeps a popup inside the map but not out from under a control: one
-    opened near the title lost its Source rows under it. Here the map is panned once, without
-    animation, so that the popup stands inside the map and clear of every control it would
-    meet (above or below it, by the side of the map the control is on).
+    opened near the title lost its Source rows under it. Here a popup taller than the room
+    under the top panels scrolls (a convoy's card is 660 px tall; the dashboard's map is 620),
+    and the map is panned once, without animation, so that the popup stands inside the map and
+    clear of every control it would meet: above or below it, else beside it.
     """
 
     FUNCTION = """function(map) {
@@ -180,7 +181,7 @@ class ClearPopups(ScriptCall):
         return b.width && b.left < a.right + dx && a.left + dx < b.right
             && b.top < a.bottom + dy && a.top + dy < b.bottom;
     }
-    function clearance(popup) {
+    function clearance(popup) {  // the shift [dx, dy] that puts the popup in the clear
         var box = map.getContainer().getBoundingClientRect();
         var p = popup.getElement().getBoundingClientRect();
         var dx = 0, dy = 0;
@@ -188,14 +189,37 @@ class ClearPopups(ScriptCall):
         if (p.left + dx < box.left + MARGIN) { dx = box.left + MARGIN - p.left; }
         if (p.bottom > box.bottom - MARGIN) { dy = box.bottom - MARGIN - p.bottom; }
         if (p.top + dy < box.top + MARGIN) { dy = box.top + MARGIN - p.top; }
-        var controls = map.getContainer().querySelectorAll('.leaflet-control');
-        Array.prototype.forEach.call(controls, function(control) {
-            var r = control.getBoundingClientRect();
+        var controls = Array.prototype.map.call(
+            map.getContainer().querySelectorAll('.leaflet-control'),
+            function(control) { return control.getBoundingClientRect(); });
+        function clear(shift) {
+            var inside = p.left + shift[0] >= box.left && p.right + shift[0] <= box.right
+                && p.top + shift[1] >= box.top && p.bottom + shift[1] <= box.bottom;
+            return inside && !controls.some(function(r) {
+                return meets(p, r, shift[0], shift[1]);
+            });
+        }
+        var tries = [[dx, dy]];
+        controls.forEach(function(r) {  // above or below a control, or beside it
             if (!meets(p, r, dx, dy)) { return; }
             var upper = r.top - box.top < box.bottom - r.bottom;
-            dy = upper ? r.bottom + MARGIN - p.top : r.top - MARGIN - p.bottom;
+            var right = r.left - box.left > box.right - r.right;
+            tries.push([dx, upper ? r.bottom + MARGIN - p.top : r.top - MARGIN - p.bottom]);
+            tries.push([right ? r.left - MARGIN - p.right : r.right + MARGIN - p.left, dy]);
         });
-        return [dx, dy];
+        return tries.filter(clear)[0] || tries[tries.length > 1 ? 1 : 0];
+    }
+    function fitted(popup) {  // a popup taller than the room under the top panels scrolls
+        var box = map.getContainer().getBoundingClientRect();
+        var reach = box.top;
+        map.getContainer().querySelectorAll('.leaflet-top .leaflet-control').forEach(
+            function(control) { reach = Math.max(reach, control.getBoundingClientRect().bottom); });
+        var room = box.bottom - reach - 2 * MARGIN;
+        var tall = popup.getElement().getBoundingClientRect().height;
+        if (tall > room && room > 120) {
+            popup.options.maxHeight = room - 40;  // (less the tip and the padding)
+            popup.update();
+        }
     }
     function asideFromItsPopup(source) {  // (kept bound: streamlit-folium reads it)
         if (source && source.closeTooltip && source.isPopupOpen && source.isPopupOpen()) {
@@ -204,6 +228,7 @@ class ClearPopups(ScriptCall):
     }
     map.on('popupopen', function(event) {
         asideFromItsPopup(event.popup._source);
+        fitted(event.popup);
         var shift = clearance(event.popup);
         if (shift[0] || shift[1]) {
             map.panBy([-shift[0], -shift[1]], {animate: false});

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import OfflinePage
 from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from geo import export, mapview
 from geo.mapview import MapView
@@ -197,3 +198,88 @@ def test_an_export_has_a_locator_with_the_maps_extent(
     assert 3 < box["width"] < frame["width"] / 2  # Aleppo to Idlib: a small box in Syria
     assert page.locator(".corridor-fold").count() == 0  # a picture's legend has no button
     assert "Locator map" not in dashboard_map(shipped)  # the dashboard's map has none
+
+
+
+POPUP_TARGETS = """
+(name) => {
+    const map = window[name];
+    const found = [];
+    map.eachLayer(function(layer) {
+        if (!layer.getPopup || !layer.getPopup() || !(layer.getLatLng || layer.getLatLngs)) {
+            return;
+        }
+        let spot = layer.getLatLng ? layer.getLatLng() : null;
+        if (!spot) {
+            let points = layer.getLatLngs();
+            while (Array.isArray(points[0])) { points = points[0]; }
+            spot = points[Math.floor(points.length / 2)];
+        }
+        found.push([spot.lat, spot.lng]);
+    });
+    return found;
+}
+"""
+BRING = """
+([name, spot]) => {  // the spot to the map's middle, and where it then is on the page
+    const map = window[name];
+    map.closePopup();
+    map.panTo(spot, {animate: false});
+    const box = map.getContainer().getBoundingClientRect();
+    const p = map.latLngToContainerPoint(spot);
+    return [box.left + p.x, box.top + p.y];
+}
+"""
+OPEN_POPUP = """(name) => Array.from(window[name].getContainer().querySelectorAll(
+    '.leaflet-popup')).some(e => e.style.opacity !== '0')"""
+MEASURE = """
+(name) => {
+    const container = window[name].getContainer();
+    const box = container.getBoundingClientRect();
+    const open = Array.from(container.querySelectorAll('.leaflet-popup'))
+        .filter(e => e.style.opacity !== '0');  // (a closed one fades out for 200 ms)
+    if (open.length !== 1) { return {popups: open.length}; }
+    const p = open[0].getBoundingClientRect();
+    const under = Array.from(container.querySelectorAll('.leaflet-control')).filter(c => {
+        const r = c.getBoundingClientRect();
+        return r.width && p.left < r.right && r.left < p.right && p.top < r.bottom
+            && r.top < p.bottom;
+    }).map(c => c.className);
+    return {popups: 1, text: open[0].textContent.slice(0, 40), under: under,
+            inside: p.left >= box.left && p.right <= box.right && p.top >= box.top
+                && p.bottom <= box.bottom,
+            tooltips: container.querySelectorAll('.leaflet-tooltip').length};
+}
+"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(1200, 800), (1000, 620)])
+def test_every_popup_opens_whole_inside_the_map_and_clear_of_its_panels(
+    shipped: Scenario, offline_page: OfflinePage, tmp_path: Path, width: int, height: int
+) -> None:
+    """Click every symbol that has a popup, as a hand does (the dashboard's map is 620 px
+    tall at 1440 x 900): each popup opens whole inside the map, clear of the title, legend and
+    controls, alone, and without a tooltip beside it."""
+    open_map(offline_page, tmp_path, dashboard_map(shipped), width=width)
+    page = offline_page.page
+    page.set_viewport_size({"width": width, "height": height})
+    name = map_name(page)
+    targets = page.evaluate(POPUP_TARGETS, name)
+    assert len(targets) >= 10  # zones, routes, convoys, places, figures
+    wrong = []
+    for spot in targets:
+        x, y = page.evaluate(BRING, [name, spot])
+        page.wait_for_timeout(250)  # (the last popup has faded out: it took clicks till then)
+        page.mouse.move(x, y)
+        page.mouse.click(x, y)
+        try:
+            page.wait_for_function(OPEN_POPUP, arg=name, timeout=5_000)
+        except PlaywrightTimeout:
+            wrong.append({"no popup at": spot})
+            continue
+        page.wait_for_timeout(250)  # (the popup has settled: no pan or fade under way)
+        found = page.evaluate(MEASURE, name)
+        if found["popups"] != 1 or not found["inside"] or found["under"] or found["tooltips"]:
+            wrong.append(found)
+    assert wrong == []
+    assert offline_page.errors == []
