@@ -200,7 +200,6 @@ def test_an_export_has_a_locator_with_the_maps_extent(
     assert "Locator map" not in dashboard_map(shipped)  # the dashboard's map has none
 
 
-
 POPUP_TARGETS = """
 (name) => {
     const map = window[name];
