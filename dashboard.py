@@ -34,7 +34,17 @@ from geo.scenario import read_scenario
 from geo.settings import Settings
 from geo.viewport import ViewRequest
 from geo.workspace import Workspace, add_positions, positions
-from pages.shared.session import SERVED_EVENTS, published_assets, sign_in_form, workspace_location
+from pages.shared.session import (
+    SERVED_EVENTS,
+    language,
+    language_choice,
+    own,
+    owned,
+    owner,
+    published_assets,
+    sign_in_form,
+    workspace_location,
+)
 
 SETTINGS = Settings.from_environment()
 MAP_HEIGHT = 620
@@ -49,12 +59,12 @@ ss = st.session_state
 def t(message: str, **values: object) -> str:
     """A message in the interface language chosen in the sidebar (English when untranslated),
     its {placeholders} filled with `values` (kept in their own direction in Arabic)."""
-    return messages.say(ss.get("language", "en"), message, **values)
+    return messages.say(language(), message, **values)
 
 
 def isolated(text: object) -> str:
     """Text of another language or a date, kept in its own direction among Arabic words."""
-    return messages.isolated(text, ss.get("language", "en"))
+    return messages.isolated(text, language())
 
 
 # --- data (cached) ----------------------------------------------------------------------
@@ -174,22 +184,23 @@ def choose_scenario() -> Scenario:
 
 
 def init_state(scenario: Scenario) -> None:
-    """Session state from the URL on a session's first run for this scenario, then kept."""
-    widgets = ["at", "base", *(f"layer:{key}" for key in ALL_LAYERS)]
-    if ss.get("initialised_for") == scenario.id and all(key in ss for key in widgets):
-        return  # (Streamlit drops a page's widget state when another page is opened)
+    """Session state from the URL on a session's first run for this scenario, then kept (on
+    every page: the moment, layers and base map are owned by the session, see `owned`)."""
+    if ss.get("initialised_for") == scenario.id:
+        return
     switched = ss.get("initialised_for") not in (None, scenario.id)  # (the URL is the last one's)
     params = {} if switched else st.query_params
     link = permalink.read(params, (convoy.id for convoy in scenario.convoys))
     steps = moments(scenario)
-    ss.at = timeline.nearest_step(steps, link.at) if link.at else timeline.opening_step(scenario)
+    at = timeline.nearest_step(steps, link.at) if link.at else timeline.opening_step(scenario)
+    own("at", at)
     for key in ALL_LAYERS:
-        ss[f"layer:{key}"] = key in link.layers
-    ss.base = link.base
+        own(f"layer:{key}", key in link.layers)
+    own("base", link.base)
     ss.selected = link.convoy
     center, zoom = link.center, link.zoom
-    story = mapview.story_frame(scenario, MapView(at=ss.at, layers=link.layers))
-    selected = mapview.convoy_frame(scenario, ss.selected, ss.at) if ss.selected else None
+    story = mapview.story_frame(scenario, MapView(at=at, layers=link.layers))
+    selected = mapview.convoy_frame(scenario, ss.selected, at) if ss.selected else None
     if center or zoom:  # a permalink: its view, once; what it leaves out from the story
         ss.view_request = ViewRequest.at(story.bounds or [], center, zoom)
     elif selected is not None:  # a link to a convoy opens on it
@@ -206,7 +217,7 @@ def init_state(scenario: Scenario) -> None:
 def write_url(view: MapView) -> None:
     """The view in the URL, so that a copied link opens the same view."""
     center, zoom = shown_view()
-    params = permalink.query(view, center=center, zoom=zoom, language=ss.get("language", "en"))
+    params = permalink.query(view, center=center, zoom=zoom, language=language())
     if dict(st.query_params) != params:
         st.query_params.from_dict(params)
 
@@ -223,71 +234,56 @@ def shown_view() -> tuple[tuple[float, float] | None, int | None]:
 def apply_pending() -> None:
     """Changes made after the widgets were drawn (map toggles, playing) reach them next run."""
     if "advance_to" in ss:
-        ss.at = ss.pop("advance_to")
+        own("at", ss.pop("advance_to"))
     pending = ss.pop("pending_layers", None)
     if pending is not None:
         for key in ALL_LAYERS:
-            ss[f"layer:{key}"] = key in pending
+            own(f"layer:{key}", key in pending)
 
 
 # --- sidebar ----------------------------------------------------------------------------
 
 
 def languages() -> None:
-    """The interface's language and the map's place names, first in the sidebar (and the URL)."""
+    """The interface's language and the map's place names, first in the sidebar (and the URL):
+    from the link on a session's first run, then the session's (on every page)."""
     link = permalink.read(st.query_params)
-    if "language" not in ss:  # (from the URL on a first run, and after another page)
-        ss.language = link.language
-    if "labels" not in ss:
-        ss.labels = link.labels
-    bar = st.sidebar
-    bar.radio(
-        "Interface · الواجهة",
-        list(messages.LANGUAGES),
-        format_func=messages.LANGUAGES.__getitem__,
-        key="language",
-        horizontal=True,
-    )
-    words = messages.words(ss.language)  # (bound now: a format function runs again later)
-    bar.radio(
+    chosen = language_choice("dashboard")
+    if owner("labels") is None:
+        own("labels", link.labels)
+    words = messages.words(chosen)  # (bound now: a format function runs again later)
+    st.sidebar.radio(
         t("Place names"),
         list(LABEL_LANGUAGES),
         format_func=lambda key: words(LABEL_LANGUAGES[key]),
-        key="labels",
         horizontal=True,
+        **owned("labels", named_in=chosen),
     )
-    if messages.direction(ss.language) == "rtl":
-        st.markdown(RIGHT_TO_LEFT_CSS, unsafe_allow_html=True)
-
-
-RIGHT_TO_LEFT_CSS = """<style>
-.stApp, [data-testid="stSidebar"] {direction: rtl}
-[data-testid="stSidebar"] [data-baseweb="slider"], .stApp iframe {direction: ltr}
-</style>"""
 
 
 def sidebar(scenario: Scenario) -> MapView:
     labels, zone = tables.step_labels(scenario), scenario.timezone
     bar = st.sidebar
     # (choices are named in the language of this run: a format function runs again later)
-    language = ss.language
-    words = messages.words(language)
+    chosen = language()
+    words = messages.words(chosen)
     bar.select_slider(
         t("As of"),
         options=list(labels),
-        key="at",
+        **owned("at", named_in=chosen),
         format_func=lambda moment: messages.isolated(
-            labels.get(moment) or tables.short_time(moment, zone), language
+            labels.get(moment) or tables.short_time(moment, zone), chosen
         ),
     )
-    bar.caption(t("{time} · 15-minute steps", time=tables.utc_time(ss.at)))
+    bar.caption(t("{time} · 15-minute steps", time=tables.utc_time(owner("at"))))
     # Words, not glyphs: "⏸" needs an emoji font, and Streamlit's icon font (375 KB) held the
     # map back by a quarter of a second on a first visit.
     bar.button(t("Pause") if ss.playing else t("Play"), on_click=_toggle_play, key="play")
     bar.subheader(t("Layers"))
     for key in ALL_LAYERS:
-        bar.checkbox(t(LAYER_LABELS[key]), key=f"layer:{key}")
-    bar.radio(t("Base map"), list(BASES), format_func=lambda b: words(BASES[b]), key="base")
+        bar.checkbox(t(LAYER_LABELS[key]), **owned(f"layer:{key}"))
+    base = owned("base", named_in=chosen)
+    bar.radio(t("Base map"), list(BASES), format_func=lambda b: words(BASES[b]), **base)
     reset = bar.button(
         t("Reset view"),
         key="reset_view",
@@ -330,9 +326,9 @@ def sidebar(scenario: Scenario) -> MapView:
     )  # fmt: skip
     bar.number_input(t("Every (seconds)"), 2.0, 600.0, TRACK_SECONDS, key="track_seconds")
     view = MapView(
-        at=ss.at,
-        layers=frozenset(key for key in ALL_LAYERS if ss[f"layer:{key}"]),
-        base=ss.base,
+        at=owner("at"),
+        layers=frozenset(key for key in ALL_LAYERS if owner(f"layer:{key}")),
+        base=owner("base"),
         statuses=frozenset(ConvoyStatus(s) for s in statuses),
         organisations=frozenset(chosen_orgs),
         confidences=frozenset(Confidence(c) for c in confidences),
@@ -340,7 +336,7 @@ def sidebar(scenario: Scenario) -> MapView:
         event_types=event_types,
         event_days=event_days,
         risk_rules=RiskRules(buffer_km=float(buffer_km), days=int(days)),
-        labels=LabelLanguage(ss.labels),
+        labels=LabelLanguage(owner("labels")),
     )
     if reset:
         reset_view(scenario, view)
@@ -354,11 +350,14 @@ def event_filters(scenario: Scenario) -> tuple[frozenset[str] | None, int | None
     bar = st.sidebar
     types = event_columns.columns(scenario).kinds  # made once per scenario
     chosen = bar.multiselect(t("Event types"), types, default=types, key="event_types")
+    if owner("event_days") is None:
+        own("event_days", 7)
+    lang = language()
     days = bar.select_slider(
-        t("Events of the last"), options=[1, 3, 7, 14, 30, 90, 365, 0], value=7, key="event_days",
-        format_func=lambda n, lang=ss.language: messages.say(
+        t("Events of the last"), options=[1, 3, 7, 14, 30, 90, 365, 0],
+        format_func=lambda n, lang=lang: messages.say(
             lang, "{days} day(s)" if n else "any time before", days=n
-        ),
+        ), **owned("event_days", named_in=lang),
     )  # fmt: skip
     return frozenset(chosen), days or None
 
@@ -378,7 +377,7 @@ def play(scenario: Scenario) -> None:
         if now - ss.get("last_tick", 0.0) < PLAY_SECONDS * 0.9:
             return  # the run that draws the page calls this too: wait for the timer
         ss.last_tick = now
-        following = timeline.next_step(moments(scenario), ss.at)
+        following = timeline.next_step(moments(scenario), owner("at"))
         if following is None:
             ss.playing = False
         else:
@@ -622,7 +621,7 @@ def _select_and_zoom(scenario: Scenario, convoy_id: str, *, popup: str = "") -> 
     """Select a convoy and ask the map, once, to frame its route and where it is (and to open
     again the popup of what was clicked)."""
     ss.selected = convoy_id
-    frame = mapview.convoy_frame(scenario, convoy_id, ss.at, popup=popup)
+    frame = mapview.convoy_frame(scenario, convoy_id, owner("at"), popup=popup)
     if frame is not None:
         ss.view_request = frame
 

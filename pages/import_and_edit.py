@@ -23,6 +23,7 @@ from pages.shared.session import (
     READ_MARK,
     SERVED_EVENTS,
     forget_read_marks,
+    language_choice,
     published_assets,
     save,
     sign_in_form,
@@ -336,6 +337,7 @@ def change_log(workspace: Workspace, scenario: Scenario, user: str) -> None:
 
 def main() -> None:
     st.set_page_config(page_title="Corridor · import and edit", layout="wide")
+    language_choice("import")
     st.title("Import and edit")
     user = who("import")
     sign_in_form()

@@ -11,7 +11,7 @@ from geo.errors import CorridorError
 from geo.extract import read_home
 from geo.safe_html import markdown_literal
 from geo.workspace import Workspace
-from pages.shared.session import viewer_only, who, workspace_location
+from pages.shared.session import language_choice, viewer_only, who, workspace_location
 
 
 @st.cache_data(show_spinner="Reading where the report is from…")
@@ -21,6 +21,7 @@ def countries_of(text: str) -> tuple[str, ...]:
 
 
 def main() -> None:
+    language_choice("new")
     st.title("New scenario")
     st.caption(
         "Start a scenario for the crisis you work on: its title, time zone, time span, first "

@@ -546,3 +546,43 @@ def test_switching_language_keeps_the_filters_the_layers_and_the_moment(
     assert app.multiselect(key="statuses").value == ["arrived"]
     assert app.checkbox(key="layer:routes").value is False
     assert app.select_slider(key="at").value == utc(16)
+
+
+def test_another_page_and_back_keeps_the_moment_layers_view_and_language(
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = opened_with(shipped_workspace, monkeypatch)
+    app.checkbox(key="layer:routes").uncheck().run()
+    app.select_slider(key="at").set_value(utc(16)).run()
+    app.radio(key="labels").set_value("both").run()
+    app.radio(key="language").set_value("ar").run()
+    view = app.session_state["view_request"]
+    for page in ("pages/new_scenario.py", "pages/import_and_edit.py", "pages/from_a_report.py"):
+        app.switch_page(page).run()
+        assert not app.exception, page
+        if page != "pages/from_a_report.py":  # (that page has no choice of language yet)
+            assert app.radio(key="language").value == "ar", page
+            assert any("direction: rtl" in m.value for m in app.markdown), page
+    app.switch_page("dashboard.py").run()
+    assert not app.exception
+    assert app.radio(key="language").value == "ar"
+    assert app.radio(key="labels").value == "both"
+    assert app.select_slider(key="at").value == utc(16)
+    assert app.checkbox(key="layer:routes").value is False
+    assert app.session_state["view_request"] == view  # the same request: the map keeps its view
+    params = dict(app.query_params)
+    assert (params["lang"], params["labels"], params["at"]) == ("ar", "both", "2016-12-15T16:00Z")
+    assert "routes" not in params["layers"].split(",")
+
+
+def test_each_page_opens_in_the_language_its_link_asks_for(
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CORRIDOR_WORKSPACE", str(shipped_workspace))
+    app = AppTest.from_file(str(Path(APP).parent / "pages" / "new_scenario.py"), default_timeout=60)
+    app.query_params["lang"] = "ar"
+    app.run()
+    assert not app.exception
+    assert app.radio(key="language").value == "ar"
+    app.radio(key="language").set_value("en").run()
+    assert not any("direction: rtl" in m.value for m in app.markdown)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
-from geo import assets, bulk, changes
+from geo import assets, bulk, changes, messages, permalink
 from geo.errors import ConflictError, CorridorError, ValidationError
 from geo.settings import Settings
 from geo.workspace import Workspace
@@ -45,6 +46,76 @@ def who(page: str) -> str:
     ).strip()
     ss.user_name = typed
     return typed or str(ss.session_label)
+
+
+OWNED = "owned:{key}"
+"""Where the session keeps the value of the widget `key` (a key Streamlit never drops)."""
+NAMED_IN = "named-in:{key}"
+"""The language the widget `key`'s choices were last named in."""
+
+
+def owned(key: str, *, named_in: str = "") -> dict[str, Any]:
+    """The keyword arguments of a widget whose value the session owns.
+
+    Streamlit drops a widget's value when a page run does not draw it (another page was
+    opened), and the browser holds a choice by the name it was shown under, so a choice
+    named in another language since is lost there. The value lives under OWNED instead: it
+    is taken back when the user changes it, and given to the widget when the widget has
+    none, another (set by the app), or was last drawn otherwise (`named_in`: the language
+    of its choices, the page it is on). Otherwise the browser's value is left alone: a run
+    outpaced by the user's next move does not set the widget back.
+    """
+    ss = st.session_state
+    value = ss[OWNED.format(key=key)]
+    named = NAMED_IN.format(key=key)
+    if key not in ss or ss[key] != value or ss.get(named) != named_in:
+        ss[key] = value
+    ss[named] = named_in
+    return {"key": key, "on_change": _take_back, "args": (key,)}
+
+
+def _take_back(key: str) -> None:
+    st.session_state[OWNED.format(key=key)] = st.session_state[key]
+
+
+def own(key: str, value: object) -> None:
+    """Set the value of the owned widget `key` (drawn with it from the next drawing on)."""
+    st.session_state[OWNED.format(key=key)] = value
+
+
+def owner(key: str, default: Any = None) -> Any:
+    """The value of the owned widget `key`, `default` while it has none."""
+    return st.session_state.get(OWNED.format(key=key), default)
+
+
+def language() -> str:
+    """The interface language this session chose ("en" until it chose)."""
+    return str(owner("language", "en"))
+
+
+def language_choice(page: str) -> str:
+    """The interface's language, chosen at the top of the sidebar on every page and kept for
+    the session (on its first run, the language its link asks for). Each `page` draws a
+    widget of its own, which Streamlit starts at its first choice: it is given the session's."""
+    if OWNED.format(key="language") not in st.session_state:
+        own("language", permalink.read(st.query_params).language)
+    st.sidebar.radio(
+        "Interface · الواجهة",
+        list(messages.LANGUAGES),
+        format_func=messages.LANGUAGES.__getitem__,
+        horizontal=True,
+        **owned("language", named_in=page),
+    )
+    chosen = language()
+    if messages.direction(chosen) == "rtl":
+        st.markdown(RIGHT_TO_LEFT_CSS, unsafe_allow_html=True)
+    return chosen
+
+
+RIGHT_TO_LEFT_CSS = """<style>
+.stApp, [data-testid="stSidebar"] {direction: rtl}
+[data-testid="stSidebar"] [data-baseweb="slider"], .stApp iframe {direction: ltr}
+</style>"""
 
 
 def workspace_location() -> Path | str:
