@@ -70,7 +70,8 @@ def test_convoys_from_movement_verbs_and_role_words(found: Extraction) -> None:
     assert drafts[1][1] == "Fuaa and Kafraya (besieged enclave)"
     assert drafts[2][:2] == ("Dūmā", "Qal‘at al Maḑīq")
     rows = draft_rows(found)
-    assert (rows[1]["vehicles"], rows[0]["people"]) == ("20", "about 1500")
+    assert (rows[1]["ambulances"], rows[0]["people"]) == ("20", "about 1500")  # سيارة إسعاف
+    assert rows[1]["vehicles"] == ""
 
 
 def test_common_words_are_not_places() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -47,3 +48,39 @@ def test_drafts_wait_for_the_publication_date(workspace: Path | str) -> None:
     assert app.button(key="add_drafts").disabled
     drafts = app.dataframe[0].value if app.dataframe else None
     assert drafts is None or "already in workspace" in drafts.columns
+
+
+SARAQIB_2025 = (
+    "SARAQIB, Syria, 3 March 2025 (Reuters) - Forty buses carrying 300 people left Saraqib for "
+    "the Bab al-Hawa crossing on Monday, aid workers said."
+)
+
+
+def test_a_report_dated_outside_the_span_asks_before_adding(workspace: Path | str) -> None:
+    app = AppTest.from_file(str(ROOT / "pages" / "from_a_report.py"), default_timeout=60).run()
+    app.text_area(key="report_text").input(SARAQIB_2025).run()
+    assert not app.exception
+    assert app.date_input(key="report_published").value == date(2025, 3, 3)  # its first line
+    assert app.selectbox(key="report_scenario").value == "aleppo-2016-12"
+    [question] = [w.value for w in app.warning if "outside the time span" in w.value]
+    assert "3 March 2025" in question
+    assert "14 December 2016 06:00 to 16 December 2016 00:00" in question
+    assert "New scenario page" in question
+    [confirm] = [box for box in app.checkbox if box.label.startswith("Add anyway")]
+    assert not confirm.value
+    assert app.button(key="add_drafts").disabled
+    row = app.dataframe[0].value.iloc[0]  # (the drafts' editor, as AppTest reads it)
+    assert (row["status"], row["buses"], row["depart"]) == (
+        "under_way",
+        "40",
+        "2025-03-03T12:00+03:00",
+    )
+
+
+def test_a_report_inside_the_span_asks_nothing(workspace: Path | str) -> None:
+    app = AppTest.from_file(str(ROOT / "pages" / "from_a_report.py"), default_timeout=60).run()
+    app.text_area(key="report_text").input(REPORT.read_text(encoding="utf-8")).run()
+    app.date_input(key="report_published").set_value(date(2016, 12, 15)).run()
+    assert not app.exception
+    assert not [w for w in app.warning if "outside the time span" in w.value]
+    assert not [box for box in app.checkbox if box.label.startswith("Add anyway")]
