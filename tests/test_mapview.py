@@ -238,7 +238,7 @@ def test_unticked_layers_are_rendered_hidden_and_left_out_of_the_legend(
     assert found["zones-government"].items  # drawn, only not added to the map
     rows = legend_rows(html)
     assert rows
-    assert all(row.startswith(("Route", "Dashed")) for row in rows), rows
+    assert all(row.startswith(("Route", "Dashed", "Headed to")) for row in rows), rows
     assert not set(rows) & {LAYER_LABELS[key] for key in ZONE_KEYS}
     nothing = MapView(at=utc(13), layers=frozenset())
     assert "corridor-legend-row" not in mapview.legend_html(shipped, nothing)
@@ -311,7 +311,9 @@ def test_an_arrived_convoy_is_a_plain_line(shipped: Scenario) -> None:
 
 
 def route_labels(html: str) -> set[str]:
-    return {tip.split(" — ")[0] for tip in overlays(html)["routes"].tips() if " — " in tip}
+    """The convoys whose route is drawn (not those drawn at their destination alone)."""
+    tips = [i.get("tip", "") for i in overlays(html)["routes"].items if i["t"] != "icon"]
+    return {tip.split(" — ")[0] for tip in tips if " — " in tip}
 
 
 def labels(scenario: Scenario, *ids: str) -> set[str]:
@@ -656,3 +658,24 @@ def test_base_map_towns_carry_their_arabic_names() -> None:
     script = basemap.script()
     assert '"Aleppo","حلب"]' in script
     assert '"Tartus","طرطوس"]' in script
+
+
+def test_a_convoy_headed_somewhere_from_an_unknown_origin_is_drawn_at_its_destination(
+    shipped: Scenario,
+) -> None:
+    """'Nearly 30 vehicles were headed to Fuaa and Kafraya': no origin, no route, yet on the
+    map (a ring of arrows on the enclave), with its quote as the source wrote it."""
+    html = render(shipped, MapView(at=utc(13)))
+    [ring] = [
+        item
+        for item in overlays(html)["routes"].items
+        if "Nearly 30 vehicles" in item.get("tip", "")
+    ]
+    fuaa = shipped.place("fuaa-kafraya")
+    assert ring["t"] == "icon"
+    assert ring["ll"] == pytest.approx([fuaa.latitude, fuaa.longitude], abs=1e-4)
+    assert ring["tip"].endswith("origin not reported")
+    assert "nearly 30 vehicles were headed to Fuaa and Kafraya" in ring["pop"]
+    assert "Headed to a place, origin not reported" in legend_rows(html)
+    without = MapView(at=utc(13), layers=frozenset({"convoys"}))
+    assert "Headed to a place" not in " ".join(legend_rows(render(shipped, without)))

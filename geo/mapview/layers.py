@@ -29,6 +29,7 @@ from geo.mapview.symbols import (
     TRACK_COLOURS,
     ZONE_COLOURS,
     dotted,
+    inbound_svg,
 )
 from geo.mapview.view import (
     ALL_LAYERS,
@@ -69,8 +70,11 @@ def overlays(
         items[ZONE_LAYERS[zone.control]].append(_zone(zone, scenario.timezone))
     lean = len(records.convoys) > DETAIL_LIMIT
     for convoy in records.convoys if not lean else ():
-        for leg in timeline.legs_of(scenario, convoy.convoy.id):
+        legs = timeline.legs_of(scenario, convoy.convoy.id)
+        for leg in legs:
             items["routes"] += _route(leg, convoy, scenario)
+        if headed_to(scenario, convoy):
+            items["routes"] += _headed_to(convoy, scenario)
     if lean:
         items["convoys"] = [lean_marker(convoy, tip=not still) for convoy in records.moving]
     else:
@@ -185,6 +189,39 @@ def _route(leg: Route, item: ConvoyAt, scenario: Scenario) -> list[Item]:
         middle = locations[len(locations) // 2]
         items.append(_icon(middle, CROSS_SVG, 18, esc(f"{item.convoy.label}: {state.value}")))
     return items
+
+
+HEADING = {ConvoyState.UNDER_WAY, ConvoyState.NOT_DEPARTED, ConvoyState.PLANNED,
+           ConvoyState.ARRIVED}  # fmt: skip
+"""States in which a convoy of no known origin is drawn at its destination (not a cancelled
+or halted one: it never got there)."""
+HEADED_TO_NOTE = (
+    "No route is drawn: the report says where this convoy was headed, not where it came "
+    "from. The dashed ring marks its destination."
+)
+
+
+def headed_to(scenario: Scenario, item: ConvoyAt) -> bool:
+    """Whether the convoy is drawn at its destination alone: no route, no origin, not given up."""
+    return (
+        not item.convoy.origin
+        and item.state in HEADING
+        and not timeline.legs_of(scenario, item.convoy.id)
+    )
+
+
+def _headed_to(item: ConvoyAt, scenario: Scenario) -> list[Item]:
+    """A convoy with a destination and no route ("nearly 30 vehicles were headed to Fuaa and
+    Kafraya"): a ring of arrows on its destination, so half a story is not left off the map."""
+    try:
+        place = scenario.place(item.convoy.destination)
+    except KeyError:
+        return []  # (a destination named but not placed: nothing to draw it at)
+    state = item.state
+    tip = esc(f"{item.convoy.label} — {state.value.replace('_', ' ')}, origin not reported")
+    popup = convoy_card(item, scenario) + f'<p class="corridor-note">{esc(HEADED_TO_NOTE)}</p>'
+    return [_icon((place.latitude, place.longitude), inbound_svg(STATE_COLOURS[state]), 34,
+                  tip, popup)]  # fmt: skip
 
 
 def _icon(location: tuple[float, float], svg: str, size: int, tip: str = "", pop: str = "") -> Item:

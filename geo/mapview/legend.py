@@ -7,6 +7,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from geo import basemap, bulk, event_columns
+from geo.mapview.layers import headed_to
 from geo.mapview.lean import lean_weight
 from geo.mapview.symbols import (
     APPROXIMATE_DASH,
@@ -18,6 +19,7 @@ from geo.mapview.symbols import (
     STATE_COLOURS,
     ZONE_COLOURS,
     dotted,
+    inbound_svg,
 )
 from geo.mapview.view import DETAIL_LIMIT, LAYER_LABELS, ZONE_LAYERS, MapView, Shown, shown
 from geo.records import Control, Scenario
@@ -54,6 +56,9 @@ def legend_html(
             rows.append(_legend_row(_line("#1a1a1a", "", opacity=0.45), note))
         else:
             rows.append(_legend_row(_line("#1a1a1a", APPROXIMATE_DASH), "Dashed: approximate line"))
+        if not lean and any(headed_to(scenario, item) for item in records.convoys):
+            ring = inbound_svg("#1a1a1a").replace('"34" height="34"', '"18" height="18"')
+            rows.append(_legend_row(ring, "Headed to a place, origin not reported"))
     if "convoys" in view.layers and records.moving:
         small = CONVOY_SVG.replace('width="26" height="26"', 'width="16" height="16"')
         rows.append(_legend_row(small, "Convoy under way (position interpolated)"))

@@ -68,6 +68,22 @@ CONVOY_SVG = (
     '<circle cx="9.5" cy="17.5" r="1.6" fill="#fff"/>'
     '<circle cx="16.5" cy="17.5" r="1.6" fill="#fff"/></svg>'
 )
+
+
+def inbound_svg(colour: str) -> str:
+    """A convoy headed to a place whose origin no report gives: a dashed ring round the
+    place with four arrowheads pointing in (34 px)."""
+    heads = "".join(
+        f'<path d="M17,2 L21,8 L13,8 Z" fill="{colour}" stroke="#fff" stroke-width="0.8" '
+        f'transform="rotate({angle} 17 17)"/>'
+        for angle in (0, 90, 180, 270)
+    )
+    return (
+        '<svg width="34" height="34" viewBox="0 0 34 34"><circle cx="17" cy="17" r="11" '
+        f'fill="none" stroke="{colour}" stroke-width="2.5" stroke-dasharray="4 3"/>{heads}</svg>'
+    )
+
+
 CROSS_SVG = (
     '<svg width="18" height="18" viewBox="0 0 18 18"><circle cx="9" cy="9" r="8" fill="#fff" '
     'stroke="#7a7a7a" stroke-width="1.5"/><path d="M5,5 L13,13 M13,5 L5,13" stroke="#7a7a7a" '
