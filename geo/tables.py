@@ -286,11 +286,13 @@ def _sources_text(figures: list[Figure]) -> str:
 
 def risk_table(risks: list[RouteRisk]) -> pd.DataFrame:
     """One row per convoy route: its risk level, the figures behind it and the rule that made it
-    (kilometres and the nearest danger's distance to 2 decimals)."""
+    (kilometres and the nearest danger's distance to 2 decimals; 0 km where a route crosses none
+    of a kind of ground another route crosses, never a blank)."""
+    grounds = list(dict.fromkeys(k for r in risks for k, v in r.by_control_km.items() if v))
     rows = [
-        {"convoy": r.convoy, "state": r.state, "level": r.level, "alert": r.alert,
-         "length (km)": round(r.length_km, 2),
-         **{f"{k} (km)": round(v, 2) for k, v in r.by_control_km.items() if v},
+        {"convoy": r.convoy, "state": r.state.replace("_", " "), "level": r.level,
+         "alert": r.alert, "length (km)": round(r.length_km, 2),
+         **{f"{k} (km)": round(r.by_control_km.get(k, 0.0), 2) for k in grounds},
          "front lines": r.front_line_crossings, "events": r.events,
          "fatalities": r.fatalities, "nearest besieged/contested": r.nearest_danger or "",
          "distance (km)": None if r.nearest_danger_km is None else round(r.nearest_danger_km, 2),
@@ -337,5 +339,9 @@ def changes_table(log: Sequence[Change]) -> pd.DataFrame:
 
 
 def _short(value: Any, limit: int = 80) -> str:
+    """A logged value as a person reads it: a record's fields as 'name: value; …' (not a Python
+    dict), cut to `limit` characters."""
+    if isinstance(value, dict):
+        value = "; ".join(f"{k}: {v}" for k, v in value.items() if v not in (None, "", [], ()))
     text = "" if value is None else str(value)
     return text if len(text) <= limit else text[: limit - 3] + "…"

@@ -227,3 +227,15 @@ def test_the_risk_table_rounds_kilometres_and_names_its_reasons(scenario: Scenar
     assert row["besieged (km)"] == pytest.approx(along(36.05, 36.1), abs=0.02)
     assert row["length (km)"] == pytest.approx(km(LINE), abs=0.02)
     assert row["because"] == "; ".join(found[0].reasons) != ""
+
+
+def test_the_risk_table_gives_zero_km_not_a_blank(scenario: Scenario) -> None:
+    from geo import tables
+
+    besieged = zone("z-b", Control.BESIEGED, box(36.05, 34.9, 36.1, 35.1))
+    far = zone("z-g", Control.GOVERNMENT, box(40.0, 30.0, 40.1, 30.1))  # crossed by nothing
+    found = analysis.analyse(replace(scenario, zones=(besieged, far)), AT)
+    rows = tables.risk_table(found).to_dict("records")
+    assert all(isinstance(row["besieged (km)"], float) for row in rows)
+    assert "government (km)" not in rows[0]  # a ground no route crosses has no column
+    assert "_" not in rows[0]["state"]

@@ -425,3 +425,5 @@ def test_problems_and_changes_as_tables(workspace: Workspace, tiny: Scenario) ->
     assert set(log["who"]) == {"t"}
     assert log["new"].str.len().max() <= 80
     assert log["new"].str.endswith("…").any()  # a whole record, cut short
+    assert not log["new"].str.startswith("{").any()  # its fields as words, not a Python dict
+    assert log["new"].str.contains("name: ").any()

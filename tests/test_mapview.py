@@ -679,3 +679,13 @@ def test_a_convoy_headed_somewhere_from_an_unknown_origin_is_drawn_at_its_destin
     assert "Headed to a place, origin not reported" in legend_rows(html)
     without = MapView(at=utc(13), layers=frozenset({"convoys"}))
     assert "Headed to a place" not in " ".join(legend_rows(render(shipped, without)))
+
+
+def test_popups_name_their_sources_by_title_not_by_id(shipped: Scenario) -> None:
+    html = render(shipped, MapView(at=utc(13)))
+    seed = next(s for s in shipped.sources if s.id == "seed-report")
+    popups = [item.get("pop", "") for o in overlays(html).values() for item in o.items]
+    cited = [pop for pop in popups if "Source" in pop]
+    assert cited
+    assert any(seed.title in pop for pop in cited)
+    assert not any(">seed-report<" in pop for pop in cited)

@@ -67,7 +67,7 @@ def overlays(
     of a `served` map: a file beside it, see geo.bulk.layer_data)."""
     items: dict[str, list[Item]] = {key: [] for key in ALL_LAYERS}
     for zone in records.zones:
-        items[ZONE_LAYERS[zone.control]].append(_zone(zone, scenario.timezone))
+        items[ZONE_LAYERS[zone.control]].append(_zone(zone, scenario))
     lean = len(records.convoys) > DETAIL_LIMIT
     for convoy in records.convoys if not lean else ():
         legs = timeline.legs_of(scenario, convoy.convoy.id)
@@ -80,7 +80,8 @@ def overlays(
     else:
         items["convoys"] = [_convoy_marker(convoy, scenario) for convoy in records.moving]
     arabic = arabic_names(scenario) if view.labels is not LabelLanguage.ENGLISH else {}
-    items["places"] = [_place(p, arabic.get(p.id, ""), view.labels) for p in records.places]
+    titles = source_titles(scenario)
+    items["places"] = [_place(p, arabic.get(p.id, ""), view.labels, titles) for p in records.places]
     for figure in records.figures:
         items["figures"] += _figure(figure, scenario)
     if "risk" in view.layers:
@@ -104,7 +105,20 @@ def overlays(
 # --- zones -------------------------------------------------------------------------------
 
 
-def _zone(zone: ControlZone, tz: str) -> Item:
+def source_titles(scenario: Scenario) -> dict[str, str]:
+    """Each source's id → the title a reader knows it by (a popup names sources, not ids)."""
+    return _memo.derived(
+        scenario.sources, "titles", lambda: {s.id: s.title or s.id for s in scenario.sources}
+    )
+
+
+def _cited(ids: tuple[str, ...], titles: dict[str, str]) -> str:
+    """'Wire report: thousands leave east Aleppo …; GeoNames gazetteer' for source ids."""
+    return "; ".join(titles.get(source, source) for source in ids)
+
+
+def _zone(zone: ControlZone, scenario: Scenario) -> Item:
+    tz = scenario.timezone
     colour = ZONE_COLOURS[zone.control]
     approximate = zone.precision.value == "approximate"
     style = {
@@ -121,7 +135,7 @@ def _zone(zone: ControlZone, tz: str) -> Item:
         ("Valid from", times(zone.valid_from, tz)),
         ("Valid to", times(zone.valid_to, tz) or "until further notice"),
         ("Precision", zone.precision.value),
-        ("Source", ", ".join(zone.source)),
+        ("Source", _cited(zone.source, source_titles(scenario))),
     ]
     popup = card(zone.name, facts, note=APPROXIMATE_NOTE if approximate else "", quote=zone.quote)
     feature = {"type": "Feature", "properties": {}, "geometry": mapping(zone.geometry)}
@@ -149,7 +163,7 @@ def convoy_card(item: ConvoyAt, scenario: Scenario) -> str:
         *counts,
         ("Organisation", convoy.organisation),
         ("Confidence", convoy.confidence.value),
-        ("Source", ", ".join(convoy.source)),
+        ("Source", _cited(convoy.source, source_titles(scenario))),
     ]
     return card(convoy.label, facts, note=state_note(item), quote=convoy.quote)
 
@@ -390,7 +404,12 @@ def arabic_names(scenario: Scenario) -> dict[str, str]:
     )
 
 
-def _place(place: Place, arabic: str = "", language: LabelLanguage = LabelLanguage.ENGLISH) -> Item:
+def _place(
+    place: Place,
+    arabic: str = "",
+    language: LabelLanguage = LabelLanguage.ENGLISH,
+    titles: dict[str, str] | None = None,
+) -> Item:
     approximate = place.precision.value != "exact"
     facts = [
         ("Kind", place.kind.value),
@@ -399,7 +418,7 @@ def _place(place: Place, arabic: str = "", language: LabelLanguage = LabelLangua
         ("Governorate", place.admin1),
         ("Coordinates", f"{place.latitude:.4f}, {place.longitude:.4f}"),
         ("Precision", place.precision.value),
-        ("Source", ", ".join(place.source)),
+        ("Source", _cited(place.source, titles or {})),
     ]
     note = APPROXIMATE_NOTE if place.precision.value == "approximate" else ""
     svg = PLACE_SVG.get(place.kind.value, PLACE_SVG["point"])
@@ -456,7 +475,7 @@ def _figure(figure: Figure, scenario: Scenario) -> list[Item]:
         ("Place", place.name),
         ("Reported", times(figure.reported, scenario.timezone)),
         ("Said by", figure.attribution),
-        ("Source", ", ".join(figure.source)),
+        ("Source", _cited(figure.source, source_titles(scenario))),
     ]
     label = f"{figure.kind.value.replace('_', ' ')}: {count_text(figure.count)} {figure.what}"
     popup = card(label, facts, quote=figure.quote)
