@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Make the README's two pictures: the dashboard as a new user first sees it, and a PNG export.
+"""Make the README's pictures: the dashboard as a new user first sees it (in English and in
+Arabic), and a PNG export.
 
     .venv/bin/python scripts/readme_images.py
 
 Both show the shipped scenario at the moment the dashboard opens on (15 December 2016,
-13:00 UTC): the dashboard in a 1500x1000 window of the system Chromium (a `streamlit run` of
-this tree on a free local port, with a workspace made from the shipped scenario), and the
-export at 1600x1000 as `python -m geo export --format png` makes it. Run it after a change to
-what the dashboard or an export looks like, look at both images, and commit them.
+13:00 UTC): the dashboard in a 1440x900 window of the system Chromium, a laptop's screen (a
+`streamlit run` of this tree on a free local port, with a workspace made from the shipped
+scenario), its whole map above the fold, and the export at 1600x1000 as `python -m geo export
+--format png` makes it. Run it after a change to what the dashboard or an export looks like,
+look at the images, and commit them.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from geo.settings import Settings  # noqa: E402
 from geo.workspace import Workspace  # noqa: E402
 
 IMAGES = ROOT / "docs" / "images"
-WINDOW = {"width": 1500, "height": 1000}
+WINDOW = {"width": 1440, "height": 900}
 MAP_FRAME = "iframe[title='streamlit_folium.st_folium']"
 
 
@@ -55,8 +57,9 @@ def wait_for(url: str, seconds: float = 60) -> None:
     raise TimeoutError(f"streamlit did not answer at {url}")
 
 
-def dashboard(target: Path) -> None:
-    """The dashboard's first screen once its map has framed the story and reported back."""
+def dashboard(target: Path, language: str = "en") -> None:
+    """The dashboard's first screen once its map has framed the story and reported back; the
+    whole map must be inside the window."""
     with tempfile.TemporaryDirectory() as scratch:
         workspace = Path(scratch) / "workspace.gpkg"
         Workspace(workspace).save(read_scenario(Settings.from_environment().default_scenario_dir))
@@ -75,12 +78,14 @@ def dashboard(target: Path) -> None:
                     executable_path=find_chromium(), args=list(LAUNCH_ARGS)
                 )
                 page = browser.new_page(viewport=WINDOW)
-                page.goto(url)
-                page.get_by_text("Disclaimer:").wait_for(timeout=60_000)
+                page.goto(f"{url}/?lang={language}")
                 frame = page.frame_locator(MAP_FRAME)
                 frame.locator(".leaflet-container[data-corridor-view]").wait_for(timeout=60_000)
                 page.wait_for_function("new URL(location).searchParams.has('center')")
                 page.wait_for_timeout(1_000)  # the under-way route's dashes are animated
+                box = page.locator(MAP_FRAME).bounding_box()
+                if box is None or box["y"] + box["height"] > WINDOW["height"]:
+                    raise AssertionError(f"the map is not whole above the fold: {box}")
                 page.screenshot(path=str(target))
                 browser.close()
         finally:
@@ -97,7 +102,12 @@ def exported(target: Path) -> None:
 
 def main() -> int:
     IMAGES.mkdir(parents=True, exist_ok=True)
-    for name, make in (("dashboard.png", dashboard), ("export.png", exported)):
+
+    def arabic(target: Path) -> None:
+        dashboard(target, "ar")
+
+    for name, make in (("dashboard.png", dashboard), ("dashboard-ar.png", arabic),
+                       ("export.png", exported)):  # fmt: skip
         target = IMAGES / name
         make(target)
         print(f"{target.relative_to(ROOT)}: {target.stat().st_size:,} bytes")

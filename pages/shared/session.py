@@ -107,9 +107,18 @@ def language_choice(page: str) -> str:
         **owned("language", named_in=page),
     )
     chosen = language()
+    st.sidebar.markdown(COMPACT_CSS, unsafe_allow_html=True)  # (in the sidebar: no gap above)
     if messages.direction(chosen) == "rtl":
         st.markdown(RIGHT_TO_LEFT_CSS, unsafe_allow_html=True)
     return chosen
+
+
+COMPACT_CSS = """<style>
+[data-testid="stMainBlockContainer"] {padding-top: 1.75rem; padding-bottom: 2rem}
+[data-testid="stMetricValue"] {font-size: 1.75rem}
+</style>"""
+"""The page's top margin and the headline figures made smaller, so that at 1440 x 900 the
+map fits under the title and figures whole (Streamlit leaves 6rem above the title)."""
 
 
 RIGHT_TO_LEFT_CSS = """<style>
