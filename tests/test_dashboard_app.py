@@ -131,12 +131,14 @@ def shown_layers(script: str) -> set[str]:
 
 
 def route_labels(script: str) -> set[str]:
-    """The convoys whose routes the map draws (from the routes overlay's tooltips)."""
+    """The convoys whose routes the map draws (from the routes overlay's tooltips; not a convoy
+    drawn at its destination alone, an icon)."""
     block = OVERLAYS.search(script)
     assert block
     routes = dict(OVERLAY_ENTRY.findall(block[1]))[json.dumps(LAYER_LABELS["routes"])]
     items = {name: json.loads(data) for name, data in ITEMS.findall(script)}[routes]
-    return {item["tip"].split(" — ")[0] for item in items if " — " in item.get("tip", "")}
+    lines = [item for item in items if item["t"] != "icon"]
+    return {item["tip"].split(" — ")[0] for item in lines if " — " in item.get("tip", "")}
 
 
 def metrics(app: AppTest) -> dict[str, str]:
