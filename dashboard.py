@@ -16,6 +16,7 @@ from geo import (
     changes,
     event_columns,
     export,
+    extent,
     mapview,
     messages,
     permalink,
@@ -505,10 +506,17 @@ def draw_map(scenario: Scenario, view: MapView, *, live: Any = None) -> None:
 
 
 def _note_view(returned: dict[str, Any]) -> None:
-    """What the map shows now, as it reported it (for the URL and the exports)."""
+    """What the map shows now, as it reported it (for the URL and the exports), and the first
+    view it reported holding the frame it was asked for (what "moved" is measured from)."""
     reported = mapview.reported_view(returned)
     if reported is not None:
         ss.reported = reported
+        request: ViewRequest = ss.view_request
+        fitted = ss.get("fitted_view")
+        if (fitted is None or fitted[0] != request.token) and extent.holds(
+            reported, request.bounds
+        ):
+            ss.fitted_view = (request.token, reported)
 
 
 def reset_view(scenario: Scenario, view: MapView) -> None:
@@ -516,9 +524,39 @@ def reset_view(scenario: Scenario, view: MapView) -> None:
     ss.view_request = ViewRequest.fit(mapview.story_frame(scenario, view).bounds or [])
 
 
+def export_frame(scenario: Scenario, view: MapView) -> ViewRequest | None:
+    """The export panel's choice of extent: the view on screen (the first choice once the
+    user has moved the map, until they choose) or the story frame (None)."""
+    if not ss.get("extent_chosen"):
+        fitted = ss.get("fitted_view")
+        request: ViewRequest = ss.view_request
+        ss.export_extent = extent.default_choice(
+            request,
+            mapview.story_frame(scenario, view),
+            ss.get("reported"),
+            fitted[1] if fitted and fitted[0] == request.token else None,
+        )
+    words = messages.words(language())
+    chosen = st.radio(
+        t("Extent"),
+        list(extent.CHOICES),
+        format_func=lambda key: words(extent.CHOICES[key]),
+        horizontal=True,
+        key="export_extent",
+        on_change=_extent_chosen,
+        help=t("The maps (HTML, PNG, PDF) frame this; the data files hold all that is shown"),
+    )
+    return extent.on_screen(ss.get("reported")) if chosen == "view" else None
+
+
+def _extent_chosen() -> None:
+    ss.extent_chosen = True
+
+
 def export_panel(scenario: Scenario, view: MapView) -> None:
     """Download the current view: the same files `python -m geo export` makes."""
     with st.expander(t("Export snapshot")):
+        frame = export_frame(scenario, view)
         sizes = st.columns(4)
         width = sizes[0].number_input(t("Width (px)"), 400, 6000, 1600, step=100, key="png_width")
         height = sizes[1].number_input(
@@ -544,6 +582,7 @@ def export_panel(scenario: Scenario, view: MapView) -> None:
             scale=float(scale),
             paper=str(paper),
             hxl=hxl,
+            frame=frame,
         )
         labels = export.FORMAT_LABELS
         for column, fmt in zip(st.columns(len(labels)), labels, strict=True):
@@ -566,11 +605,11 @@ def _picture(column: Any, snapshot: export.Snapshot, fmt: str) -> None:
     if column.button(t("Make {format}", format=fmt.upper()), key=f"make_{fmt}"):
         try:
             with st.spinner(t("Chromium is drawing the map…")):
-                ss[f"made_{fmt}"] = (name, export.render(snapshot, fmt))
+                ss[f"made_{fmt}"] = (name, export.render(snapshot, fmt), snapshot.frame)
         except CorridorError as error:
             column.error(str(error))
-    made = ss.get(f"made_{fmt}")
-    if made and made[0] == name:
+    made = ss.get(f"made_{fmt}")  # (a picture of another view is not offered as this one's)
+    if made and made[0] == name and made[2] == snapshot.frame:
         column.download_button(
             t("Download {format}", format=fmt.upper()),
             data=made[1],

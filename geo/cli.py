@@ -129,6 +129,19 @@ def _parser() -> argparse.ArgumentParser:
         default="en",
         help="place names on the map: en (English), ar (Arabic), both (default en)",
     )
+    snapshot.add_argument(
+        "--bbox",
+        metavar="SOUTH,WEST,NORTH,EAST",
+        help="html, png, pdf: frame these bounds (degrees) instead of the story frame",
+    )
+    snapshot.add_argument(
+        "--center",
+        metavar="LAT,LON",
+        help="html, png, pdf: open at this centre (with --zoom; else from --bbox or the story)",
+    )
+    snapshot.add_argument(
+        "--zoom", metavar="Z", help="html, png, pdf: open at this zoom level (4 to 18)"
+    )
     snapshot.add_argument("--width", type=int, default=1600)
     snapshot.add_argument("--height", type=int, default=1000)
     snapshot.add_argument("--scale", type=float, default=1.0, help="device pixels per px")
@@ -567,12 +580,18 @@ FORMAT_CHOICES = ["html", "png", "pdf", "geojson", "gpkg", "csv"]
 
 
 def _export(args: argparse.Namespace) -> int:
-    from geo import export, timeline
+    from geo import export, extent, mapview, timeline
     from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, MapView
     from geo.place_labels import LabelLanguage
 
     if args.hxl and args.format != "csv":
         raise CorridorError(f"--hxl: HXL hashtags go in CSV only (--format csv), got {args.format}")
+    given = [name for name in ("bbox", "center", "zoom") if getattr(args, name) is not None]
+    if given and args.format not in export.MAP_FORMATS:
+        raise CorridorError(
+            f"--{given[0]}: an extent frames a map (--format html, png or pdf; the data formats "
+            f"hold what is shown wherever it lies), got --format {args.format}"
+        )
     scenario = _load_source(args.source, args.scenario)
     at = _moment(args.at) if args.at else timeline.opening_step(scenario)
     layers = frozenset(DEFAULT_LAYERS)
@@ -585,6 +604,8 @@ def _export(args: argparse.Namespace) -> int:
             )
         layers = frozenset(wanted)
     view = MapView(at=at, layers=layers, base=args.base, labels=LabelLanguage(args.labels))
+    story = mapview.story_frame(scenario, view).bounds or []
+    frame = extent.asked(bbox=args.bbox, center=args.center, zoom=args.zoom, story=story)
     snapshot = export.Snapshot(
         scenario,
         view,
@@ -593,6 +614,8 @@ def _export(args: argparse.Namespace) -> int:
         scale=args.scale,
         paper=args.paper,
         hxl=args.hxl,
+        frame=frame,
+        frame_note=extent.ASKED_NOTE,
     )
     path = export.export(snapshot, args.format, args.out)
     print(f"{path}: {args.format}, {path.stat().st_size:,} bytes")

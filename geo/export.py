@@ -1,6 +1,10 @@
-"""Map snapshots: what to export, the standalone page (title, moment, map, legend, sources and
-disclaimer) and each format's bytes; pictures are drawn in `geo.pictures`, the data shown is
-written by `geo.export_data`."""
+"""Map snapshots: what to export, the standalone page (title, moment, extent, map, legend,
+sources and disclaimer) and each format's bytes; pictures are drawn in `geo.pictures`, the data
+shown is written by `geo.export_data`.
+
+A map (HTML, PNG, PDF) frames the story at its moment, or the view a snapshot gives it (the one
+on screen, or one asked for: `geo.extent`); its page says which, and a view's file name ends in
+`_view`. The data exports are what is shown whatever the frame (see `geo.extent`)."""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from typing import Any
 
 from branca.element import Element
 
-from geo import basemap, mapview
+from geo import basemap, extent, mapview
 from geo._atomic import atomic_path
 from geo.errors import ExportError
 from geo.export_data import csv_zip, feature_collection, gpkg_bytes
@@ -21,8 +25,11 @@ from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, MapView
 from geo.pictures import PAPER, browser
 from geo.records import Scenario
 from geo.safe_html import FONTS, esc, times
+from geo.viewport import ViewRequest
 
 FORMATS = ("html", "png", "pdf", "geojson", "gpkg", "csv")
+MAP_FORMATS = ("html", "png", "pdf")
+"""The formats that draw the map, framed by the snapshot's extent."""
 EXTENSIONS = {"csv": "csv.zip"}
 MEDIA_TYPES = {
     "html": "text/html",
@@ -46,8 +53,8 @@ TILE_WAIT_MS = 3000
 
 @dataclass(frozen=True)
 class Snapshot:
-    """What to export: the scenario, the view (moment, layers, filters), the page size and,
-    for CSV, whether to write HXL hashtags."""
+    """What to export: the scenario, the view (moment, layers, filters), the page size,
+    for CSV whether to write HXL hashtags, and the map's frame (None: the story frame)."""
 
     scenario: Scenario
     view: MapView
@@ -58,14 +65,25 @@ class Snapshot:
     created: datetime | None = None
     hxl: bool = False
     """CSV: an HXL hashtag row under every table's header (for HDX)."""
+    frame: ViewRequest | None = None
+    """The view the map opens on (geo.extent.on_screen, geo.extent.asked); None: the story at
+    the moment, as the dashboard first frames it."""
+    frame_note: str = extent.SCREEN_NOTE
+    """What the page says a `frame` is (geo.extent.SCREEN_NOTE or ASKED_NOTE)."""
 
     @property
     def made(self) -> datetime:
         return self.created or datetime.now(UTC)
 
+    @property
+    def extent_note(self) -> str:
+        """The line a map export carries saying what it frames."""
+        return extent.STORY_NOTE if self.frame is None else self.frame_note
+
 
 def file_name(snapshot: Snapshot, fmt: str) -> str:
-    """corridor_<scenario>_<YYYYMMDDTHHMM>Z_<layers>.<ext>"""
+    """corridor_<scenario>_<YYYYMMDDTHHMM>Z_<layers>.<ext>, a map of a view's with `_view`
+    after the layers."""
     layers = snapshot.view.layers
     label = (
         "all"
@@ -73,6 +91,8 @@ def file_name(snapshot: Snapshot, fmt: str) -> str:
         else "+".join(key for key in ALL_LAYERS if key in layers) or "none"
     )
     moment = snapshot.view.at.astimezone(UTC).strftime("%Y%m%dT%H%M")
+    if snapshot.frame is not None and fmt in MAP_FORMATS:
+        label += "_view"
     return f"corridor_{snapshot.scenario.id}_{moment}Z_{label}.{EXTENSIONS.get(fmt, fmt)}"
 
 
@@ -143,7 +163,9 @@ def page_html(snapshot: Snapshot, *, paper: str | None = None, still: bool = Fal
     `still` (PNG, PDF) hides the controls a picture cannot use (layer switcher, zoom, tools).
     """
     scenario, view = snapshot.scenario, snapshot.view
-    folium_map = mapview.build_map(scenario, view, height="100%", still=still, exported=True)
+    folium_map = mapview.build_map(
+        scenario, view, height="100%", still=still, frame=snapshot.frame, exported=True
+    )
     root: Any = folium_map.get_root()
     size = _page_size(snapshot, paper)
     still_css = _STILL_CSS if still else ""
@@ -186,7 +208,7 @@ def _head_html(snapshot: Snapshot) -> str:
         '<header class="sheet-head">'
         f"<h1>{esc(scenario.title)}</h1>"
         f'<div class="sheet-sub">{esc(scenario.id)} · as of {esc(times(at, scenario.timezone))}'
-        "</div></header>"
+        f' · <span class="sheet-extent">{esc(snapshot.extent_note)}</span></div></header>'
     )
 
 
