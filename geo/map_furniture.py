@@ -296,9 +296,6 @@ FURNITURE_CSS = """
 .corridor-title-main{font-weight:600;font-size:14px}
 .corridor-title-sub{color:#444}
 .corridor-legend{max-width:230px;font-size:11px;line-height:1.2}
-.corridor-legend:has(.corridor-fold){max-width:450px}
-.corridor-fold ~ .corridor-legend-body{columns:2 200px;column-gap:14px}
-.corridor-fold ~ .corridor-legend-body > div{break-inside:avoid}
 .corridor-legend-title,.corridor-fold{font-weight:600;margin:0 0 3px;font-size:11px}
 .corridor-fold{display:block;width:100%;border:0;background:none;padding:0;text-align:left;
   cursor:pointer;color:inherit;font-family:inherit}
