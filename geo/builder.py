@@ -31,8 +31,12 @@ def meta_fields() -> list[Field]:
         Field("start", f.moment),
         Field("end", f.moment),
         Field("disclaimer", f.text),
-        Field("countries", s.country_codes, required=False),
+        COUNTRIES,
     ]
+
+
+COUNTRIES = Field("countries", s.country_codes, required=False)
+"""The countries a scenario is about (optional: else read from its places)."""
 
 
 def assemble(

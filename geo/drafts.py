@@ -389,7 +389,7 @@ def _slug(name: str) -> str:
     """An id of the name's own letters: 'Bab al-Hawa crossing' → 'bab-al-hawa-crossing',
     'Qal‘at al Maḑīq' → 'qalat-al-madiq', 'حلب' → 'hlb'; 'place' when none is left."""
     latin = names.to_latin(name)  # (Cyrillic as the gazetteer reads it: 'Київ' → 'kyiv')
-    letters = unicodedata.normalize("NFKD", latin.lower()).translate(_LETTERS)
+    letters = unicodedata.normalize("NFKD", latin.lower().translate(_LETTERS))
     plain = letters.encode("ascii", "ignore").decode("ascii")
     return re.sub(r"[^a-z0-9]+", "-", plain).strip("-") or "place"
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, available_timezones
 
 from geo import _fields as f
-from geo import _schema as s
-from geo._fields import Field, Spot
+from geo._fields import Spot
+from geo.builder import COUNTRIES
 from geo.errors import ProblemLog
 from geo.importing import slug
 from geo.records import Scenario, Source
@@ -22,7 +22,6 @@ DISCLAIMER = (
     "they are not surveyed and must not be used for navigation. Boundaries and names do not "
     "imply endorsement or acceptance."
 )
-COUNTRIES = Field("countries", s.country_codes, required=False)
 
 
 @cache

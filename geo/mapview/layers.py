@@ -73,7 +73,7 @@ def overlays(
         legs = timeline.legs_of(scenario, convoy.convoy.id)
         for leg in legs:
             items["routes"] += _route(leg, convoy, scenario)
-        if headed_to(scenario, convoy):
+        if not legs and headed_to(scenario, convoy):
             items["routes"] += _headed_to(convoy, scenario)
     if lean:
         items["convoys"] = [lean_marker(convoy, tip=not still) for convoy in records.moving]

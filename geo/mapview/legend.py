@@ -57,7 +57,7 @@ def legend_html(
         else:
             rows.append(_legend_row(_line("#1a1a1a", APPROXIMATE_DASH), "Dashed: approximate line"))
         if not lean and any(headed_to(scenario, item) for item in records.convoys):
-            ring = inbound_svg("#1a1a1a").replace('"34" height="34"', '"18" height="18"')
+            ring = inbound_svg("#1a1a1a", size=18)
             rows.append(_legend_row(ring, "Headed to a place, origin not reported"))
     if "convoys" in view.layers and records.moving:
         small = CONVOY_SVG.replace('width="26" height="26"', 'width="16" height="16"')
@@ -92,12 +92,6 @@ def legend_html(
         else '<div class="corridor-legend-title">Legend</div>'
     )
     return f'{heading}{absent}<div class="corridor-legend-body">{"".join(rows)}</div>'
-
-
-def absent_notes(scenario: Scenario, view: MapView, records: Shown) -> list[str]:
-    """A note per layer switched on whose records the scenario has, none of them at the
-    moment, so that an empty map is never taken for an empty story."""
-    return [*zones_notes(scenario, view, records), *figures_note(scenario, view, records)]
 
 
 def zones_notes(scenario: Scenario, view: MapView, records: Shown) -> list[str]:

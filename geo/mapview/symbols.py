@@ -70,16 +70,16 @@ CONVOY_SVG = (
 )
 
 
-def inbound_svg(colour: str) -> str:
+def inbound_svg(colour: str, *, size: int = 34) -> str:
     """A convoy headed to a place whose origin no report gives: a dashed ring round the
-    place with four arrowheads pointing in (34 px)."""
+    place with four arrowheads pointing in (`size` px; drawn on a 34-unit grid)."""
     heads = "".join(
         f'<path d="M17,2 L21,8 L13,8 Z" fill="{colour}" stroke="#fff" stroke-width="0.8" '
         f'transform="rotate({angle} 17 17)"/>'
         for angle in (0, 90, 180, 270)
     )
     return (
-        '<svg width="34" height="34" viewBox="0 0 34 34"><circle cx="17" cy="17" r="11" '
+        f'<svg width="{size}" height="{size}" viewBox="0 0 34 34"><circle cx="17" cy="17" r="11" '
         f'fill="none" stroke="{colour}" stroke-width="2.5" stroke-dasharray="4 3"/>{heads}</svg>'
     )
 
