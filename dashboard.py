@@ -469,9 +469,10 @@ def draw_map(scenario: Scenario, view: MapView, *, live: Any = None) -> None:
 
     No centre or zoom goes back to st_folium: the map keeps its own view in the tab (see
     geo.viewport.ViewKeeper), even when it is drawn again, and moves only when a new request
-    (a permalink, a convoy selected, "reset view") is drawn into it.
+    (a permalink, a convoy selected, "reset view") is drawn into it. A new moment (the slider,
+    Play) is drawn into the standing map (geo.mapview.moment), which is not mounted again.
     """
-    folium_map = mapview.build_map(
+    drawn = mapview.build_live_map(
         scenario,
         view,
         asset_url=published_assets(),
@@ -480,10 +481,10 @@ def draw_map(scenario: Scenario, view: MapView, *, live: Any = None) -> None:
         keep_view=f"corridor-view:{scenario.id}",
     )
     returned = st_folium(
-        folium_map,
+        drawn.standing,
         key="map",
         height=MAP_HEIGHT,
-        feature_group_to_add=live,
+        feature_group_to_add=[drawn.moment] if live is None else [drawn.moment, live],
         width=None,
         returned_objects=RETURNED,
     )

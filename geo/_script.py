@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import folium
 import orjson
 from branca.element import Element, MacroElement
 from folium.elements import JSCSSMixin
@@ -41,6 +42,14 @@ class ScriptElement(JSCSSMixin, MacroElement):
     def parent_name(self) -> str:
         parent: Any = self._parent
         return str(parent.get_name())
+
+    @property
+    def map_name(self) -> str:
+        """The name of the map this element is drawn on, however deep in groups it sits."""
+        element: Any = self._parent
+        while not isinstance(element, folium.Map):
+            element = element._parent
+        return str(element.get_name())
 
 
 class ScriptCall(ScriptElement):

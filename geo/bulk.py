@@ -235,8 +235,7 @@ class EventPoints(ScriptElement):
         self.still = still
 
     def make_script(self) -> str:
-        group: Any = self._parent
-        map_name = group._parent.get_name()
+        map_name = self.map_name
         return (
             _SCRIPT.replace("GROUP", self.parent_name)
             .replace("RENDERER", shared_canvas(map_name, still=self.still))
@@ -282,6 +281,7 @@ _SCRIPT = """
       });
   }
   function start(data) {
+    if (gone) { settled(); return; }
     var n = data.n, lat = data.lat, lon = data.lon;
     var features = new Array(n);
     for (var i = 0; i < n; i++) {
@@ -369,7 +369,11 @@ _SCRIPT = """
         map.getContainer().setAttribute('data-corridor-events', String(shown.length));
     }
     map.on('moveend zoomend overlayadd overlayremove', draw);
-    group.on('add', draw);  // the group may join the map after this (a picture's map never
+    group.on('add', draw);
+    group.once('corridor-clear', function() {  // the moment moved on: this layer is replaced
+      map.off('moveend zoomend overlayadd overlayremove', draw);
+      group.off('add', draw);
+    });  // the group may join the map after this (a picture's map never
     map.whenReady(function() {  // moves after: its only chance to draw)
       try { draw(); } finally { settled(); }
     });
@@ -390,6 +394,8 @@ _SCRIPT = """
       settled();
     }
   }
+  var gone = false;  // replaced before its data came (see geo.mapview.moment)
+  group.once('corridor-clear', function() { gone = true; });
   var loaded = given.url ? fetch(given.url).then(function(response) {  // see INLINE_LIMIT
     if (!response.ok) { throw new Error(response.status + ' ' + response.statusText); }
     return response.json();

@@ -58,14 +58,20 @@ class Panel(ScriptCall):
     panel.addTo(map);
     var div = panel.getContainer();
     if (first) { div.parentNode.insertBefore(div, div.parentNode.firstChild); }
-    if (!foldable) { return; }
-    var key = 'corridor-folded:' + cssClass, button = div.querySelector('.corridor-fold');
+    var key = 'corridor-folded:' + cssClass;
     function show(folded) {
         div.classList.toggle('corridor-folded', folded);
-        button.setAttribute('aria-expanded', folded ? 'false' : 'true');
+        var button = div.querySelector('.corridor-fold');
+        if (button) { button.setAttribute('aria-expanded', folded ? 'false' : 'true'); }
     }
+    div.corridorFill = function(text) {  // new contents at a new moment (geo.mapview.moment)
+        div.innerHTML = text;
+        show(div.classList.contains('corridor-folded'));
+    };
+    if (!foldable) { return; }
     try { show(window.sessionStorage.getItem(key) === '1'); } catch (error) { show(false); }
-    L.DomEvent.on(button, 'click', function() {
+    L.DomEvent.on(div, 'click', function(event) {
+        if (!event.target.closest('.corridor-fold')) { return; }
         var folded = !div.classList.contains('corridor-folded');
         show(folded);
         try { window.sessionStorage.setItem(key, folded ? '1' : '0'); }
@@ -158,7 +164,7 @@ class PlaceLabels(ScriptCall):
             town.element.style.visibility = town.free ? '' : 'hidden';
         });
     }
-    map.on('zoomend overlayadd overlayremove', place);
+    map.on('zoomend overlayadd overlayremove corridor-moment', place);
     whenStyled(place);
 }"""
     )

@@ -144,11 +144,12 @@ class ViewKeeper(ScriptCall):
     picture, a standalone page) the request is simply applied. Frames are fitted clear of the
     map's own controls: each control is stepped around by the cheaper of its two inner edges
     (together they leave at least 40% of the map), once the page is styled and the map has a
-    size.
+    size. With `moment` the map's moment is drawn apart (geo.mapview.moment): the request
+    waits for it, so that its panels are measured full and its clicked popup is there to open.
     """
 
     FUNCTION = (
-        """function(map, request, storeKey) {
+        """function(map, request, storeKey, moment) {
 """
         + _indent(WHEN_STYLED_JS)
         + """    function clearOfControls() {
@@ -234,20 +235,28 @@ class ViewKeeper(ScriptCall):
         });
         map.on('resize', function() { if (!touched) { apply(); } });
     }
-    if (stored && stored.token === request.token) {
-        map.setView([stored.lat, stored.lng], stored.zoom, {animate: false});
-        shown();
-    } else if (request.bounds) {  // fitted once the controls have their size
-        whenStyled(function() { whenSized(function() { apply(); shown(); }); });
-        refitUntilTouched();
-    } else {
-        apply();
-        shown();
-        refitUntilTouched();
+    function whenDrawn(run) {  // the moment drawn apart is in: panels full, layers there
+        if (!moment || map.corridorMomentDrawn) { run(); return; }
+        map.once('corridor-moment', run);
     }
+    whenDrawn(function() {
+        if (stored && stored.token === request.token) {
+            map.setView([stored.lat, stored.lng], stored.zoom, {animate: false});
+            shown();
+        } else if (request.bounds) {  // fitted once the controls have their size
+            whenStyled(function() { whenSized(function() { apply(); shown(); }); });
+            refitUntilTouched();
+        } else {
+            apply();
+            shown();
+            refitUntilTouched();
+        }
+    });
 }"""
     )
 
-    def __init__(self, request: ViewRequest, *, store: str | None = None) -> None:
-        super().__init__(request.script_data(), store)
+    def __init__(
+        self, request: ViewRequest, *, store: str | None = None, moment: bool = False
+    ) -> None:
+        super().__init__(request.script_data(), store, moment)
         self.request, self.store = request.script_data(), store

@@ -66,7 +66,7 @@ def test_without_a_map_the_rest_of_the_page_comes_at_once(
     def missing(*args: object, **kwargs: object) -> None:
         raise AssetsMissingError("assets/node_modules: Leaflet is not installed (run make)")
 
-    monkeypatch.setattr(mapview, "build_map", missing)
+    monkeypatch.setattr(mapview, "build_live_map", missing)
     app = run_app(shipped_workspace, monkeypatch, runs=1)
     assert not app.exception
     assert "Leaflet is not installed" in app.error[0].value
@@ -112,10 +112,12 @@ def utc(hour: int, minute: int = 0) -> datetime:
 
 
 def map_script(app: AppTest) -> str:
-    """The Leaflet script the app handed to streamlit-folium on its last run."""
+    """The Leaflet script the app handed to streamlit-folium on its last run: the standing
+    map's, then its moment's (geo.mapview.moment)."""
     (component,) = app.get("component_instance")
     assert component.proto.component_name == "streamlit_folium.st_folium"
-    return str(json.loads(component.proto.json_args)["script"])
+    args = json.loads(component.proto.json_args)
+    return str(args["script"]) + "\n" + str(args["feature_group"] or "")
 
 
 def shown_layers(script: str) -> set[str]:
@@ -373,7 +375,9 @@ def workspace_positions(path: Path | str) -> list[object]:
 
 # --- the map's view: asked for once, then the browser's -------------------------------------
 
-KEEPER = re.compile(r"\}\)\(map_\w+, (\{[^{}]*\"token\"[^{}]*\}), (\"[^\"]*\"|null)\);")
+KEEPER = re.compile(
+    r"\}\)\(map_\w+, (\{[^{}]*\"token\"[^{}]*\}), (\"[^\"]*\"|null), (?:true|false)\);"
+)
 
 
 def view_request(app: AppTest) -> dict[str, object]:
@@ -402,6 +406,21 @@ def test_the_map_is_never_handed_a_view_back(
     assert map_script(app) == first  # the same map: streamlit-folium keeps its frame
     app.select_slider(key="at").set_value(utc(14)).run()
     assert view_request(app) == request  # a new moment keeps the user's view
+
+
+def test_a_time_step_swaps_the_moment_and_keeps_the_standing_map(
+    shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = run_app(shipped_workspace, monkeypatch)
+    standing, moment = component_args(app)["script"], component_args(app)["feature_group"]
+    assert "As of 15 Dec 2016" in str(moment)
+    assert "As of" not in str(standing)
+    app.select_slider(key="at").set_value(utc(9)).run()
+    # streamlit-folium keys the component on the standing script: the same one is not mounted
+    # again (a blank map for a moment during Play), and the new moment is drawn into it
+    assert component_args(app)["script"] == standing
+    assert component_args(app)["feature_group"] != moment
+    assert "15 Dec 2016 11:00" in str(component_args(app)["feature_group"])
 
 
 def test_a_permalink_asks_for_its_view(

@@ -25,7 +25,7 @@ SCENARIO_DIR = ROOT / "data" / "scenarios" / "aleppo-2016-12"
 AT = datetime(2016, 12, 15, 13, 0, tzinfo=UTC)
 CREATED = datetime(2026, 1, 1, tzinfo=UTC)
 ALEPPO = (36.2, 37.16)
-KEEPER = re.compile(r"\}\)\(map_\w+, (\{\"token\".*?\}), (?:null|\"[^\"]*\")\);")
+KEEPER = re.compile(r"\}\)\(map_\w+, (\{\"token\".*?\}), (?:null|\"[^\"]*\"), (?:true|false)\);")
 """The view request the page's map applies (geo.viewport.ViewKeeper's call)."""
 
 

@@ -87,7 +87,8 @@ def test_a_request_reaches_the_page_as_rounded_json() -> None:
 
 def keeper(html: str) -> tuple[dict[str, object], object]:
     """The request and the storage key the map's ViewKeeper script was given."""
-    found = re.search(r"\}\)\(map_\w+, (\{[^{}]*\"token\"[^{}]*\}), (\"[^\"]*\"|null)\);", html)
+    keeps = r"\}\)\(map_\w+, (\{[^{}]*\"token\"[^{}]*\}), (\"[^\"]*\"|null), (?:true|false)\);"
+    found = re.search(keeps, html)
     assert found, "no view keeper in the map"
     return json.loads(found[1]), json.loads(found[2])
 

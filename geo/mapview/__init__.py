@@ -7,6 +7,7 @@ overlays), `elements` (the page scripts), `legend`, `symbols` (colours and symbo
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import folium
@@ -25,7 +26,8 @@ from geo.mapview.layers import (
     convoy_card,
     figure_radius,
     label_text,
-    overlays,
+    overlay_fills,
+    overlay_groups,
     risks,
     selection,
     state_note,
@@ -33,6 +35,7 @@ from geo.mapview.layers import (
 )
 from geo.mapview.lean import SIMPLIFY_DEGREES, lean_weight
 from geo.mapview.legend import legend_html, title_html
+from geo.mapview.moment import moment_layer
 from geo.mapview.returned import convoy_clicked, convoy_near, reported_view, selected_layers
 from geo.mapview.symbols import (
     APPROXIMATE_DASH,
@@ -76,11 +79,13 @@ __all__ = [
     "ZONE_COLOURS",
     "ZONE_LAYERS",
     "Items",
+    "LiveMap",
     "MapView",
     "OfflineBase",
     "Shown",
     "alerts",
     "arabic_names",
+    "build_live_map",
     "build_map",
     "convoy_card",
     "convoy_clicked",
@@ -125,6 +130,53 @@ def build_map(
     `exported` map has a north arrow and a locator inset (Syria with the map's extent), as
     printed maps do.
     """
+    drawn = _assemble(
+        scenario, view, height=height, asset_url=asset_url, served=served, still=still,
+        frame=frame, keep_view=keep_view, exported=exported, apart=False,
+    )  # fmt: skip
+    return drawn.standing
+
+
+@dataclass(frozen=True)
+class LiveMap:
+    """The dashboard's map: what stands while time moves, and the moment, drawn into it."""
+
+    standing: folium.Map
+    moment: folium.FeatureGroup
+
+
+def build_live_map(
+    scenario: Scenario,
+    view: MapView,
+    *,
+    asset_url: str | None = None,
+    served: Served | None = None,
+    frame: ViewRequest | None = None,
+    keep_view: str | None = None,
+) -> LiveMap:
+    """The map as `build_map` draws it, with the moment apart (see geo.mapview.moment): the
+    standing map is the same at every moment of the same view, so a time step (Play) swaps
+    the moment's layer in place and never mounts the map again."""
+    return _assemble(
+        scenario, view, height="100%", asset_url=asset_url, served=served, still=False,
+        frame=frame, keep_view=keep_view, exported=False, apart=True,
+    )  # fmt: skip
+
+
+def _assemble(
+    scenario: Scenario,
+    view: MapView,
+    *,
+    height: str,
+    asset_url: str | None,
+    served: Served | None,
+    still: bool,
+    frame: ViewRequest | None,
+    keep_view: str | None,
+    exported: bool,
+    apart: bool,
+) -> LiveMap:
+    """The map and its moment; unless `apart`, the moment is drawn in the map itself."""
     records = shown(scenario, view)
     frame = frame or story_frame(scenario, view, records)
     (south, west), (north, east) = frame.bounds or viewport.everything(scenario)
@@ -150,9 +202,12 @@ def build_map(
     root: Any = m.get_root()
     root.header.add_child(Element(f"<style>{CARD_CSS}{MAP_CSS}{FURNITURE_CSS}</style>"))
     offline_base(scenario, view).add_to(m)
-    groups = overlays(scenario, view, records, still=still, served=served)
-    for group in groups.values():
+    groups = overlay_groups(view)
+    fills = overlay_fills(scenario, view, records, still=still, served=served)
+    for key, group in groups.items():
         group.add_to(m)
+        if not apart:
+            fills[key].add_to(group)
     selection(scenario, view).add_to(m)
     folium.LayerControl(collapsed=True, position="topright").add_to(m)
     folium.plugins.Fullscreen(position="topleft").add_to(m)
@@ -160,8 +215,13 @@ def build_map(
         position="topleft", primary_length_unit="kilometers", secondary_length_unit="miles"
     ).add_to(m)
     Hatch().add_to(m)
-    Panel("topleft", "corridor-title", title_html(scenario, view), first=True).add_to(m)
-    legend = legend_html(scenario, view, records, foldable=not still)
+    panels = {
+        "corridor-title": title_html(scenario, view),
+        "corridor-legend": legend_html(scenario, view, records, foldable=not still),
+    }
+    shown_now = {key: "" if apart else html for key, html in panels.items()}
+    Panel("topleft", "corridor-title", shown_now["corridor-title"], first=True).add_to(m)
+    legend = shown_now["corridor-legend"]
     Panel("bottomright", "corridor-legend", legend, foldable=not still).add_to(m)
     if exported:
         Panel("topright", "corridor-north", NORTH_ARROW).add_to(m)
@@ -170,9 +230,11 @@ def build_map(
     PlaceLabels().add_to(m)
     if not still:
         ClearPopups().add_to(m)
-    viewport.ViewKeeper(frame, store=None if still else keep_view).add_to(m)
+    keeper = viewport.ViewKeeper(frame, store=None if still else keep_view, moment=apart)
+    keeper.add_to(m)
     make_tree_offline(m, asset_url)
-    return m
+    moment = moment_layer(groups, fills, panels) if apart else folium.FeatureGroup()
+    return LiveMap(m, moment)
 
 
 def offline_base(scenario: Scenario, view: MapView) -> OfflineBase:

@@ -58,8 +58,7 @@ class Items(ScriptElement):
     def make_script(self) -> str:
         renderer = "undefined"
         if self.canvas:
-            group: Any = self._parent
-            renderer = shared_canvas(group._parent.get_name(), still=self.still)
+            renderer = shared_canvas(self.map_name, still=self.still)
         script = _ITEMS_SCRIPT.replace("GROUP", self.parent_name)
         script = script.replace("RENDERER", renderer)
         items = self.items

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import folium
+from branca.element import MacroElement
 from shapely.geometry import mapping
 
 from geo import _memo, analysis, bulk, gazetteer, place_labels, timeline
@@ -55,16 +56,24 @@ from geo.safe_html import card, esc, times
 from geo.timeline import ConvoyAt, ConvoyState, count_text
 
 
-def overlays(
+def overlay_groups(view: MapView) -> dict[str, folium.FeatureGroup]:
+    """One empty feature group per overlay, in the layer control, switched on as `view` asks."""
+    return {
+        key: folium.FeatureGroup(name=LAYER_LABELS[key], show=key in view.layers)
+        for key in ALL_LAYERS
+    }
+
+
+def overlay_fills(
     scenario: Scenario,
     view: MapView,
     records: Shown,
     *,
     still: bool,
     served: bulk.Served | None = None,
-) -> dict[str, folium.FeatureGroup]:
-    """One feature group per overlay, each filled by one element of compact JSON (many events
-    of a `served` map: a file beside it, see geo.bulk.layer_data)."""
+) -> dict[str, MacroElement]:
+    """What each overlay draws at the moment, one element of compact JSON each (many events of
+    a `served` map: a file beside it, see geo.bulk.layer_data)."""
     items: dict[str, list[Item]] = {key: [] for key in ALL_LAYERS}
     for zone in records.zones:
         items[ZONE_LAYERS[zone.control]].append(_zone(zone, scenario))
@@ -87,19 +96,17 @@ def overlays(
     if "risk" in view.layers:
         for risk in risks(scenario, view, shapes=True).values():
             items["risk"] += _risk(risk)
-    groups = {}
+    fills: dict[str, MacroElement] = {}
     for key in ALL_LAYERS:
-        group = folium.FeatureGroup(name=LAYER_LABELS[key], show=key in view.layers)
         if key == "events":
             data = bulk.layer_data(scenario, records.events, still=still, served=served)
-            EventPoints(data, still=still).add_to(group)
+            fills[key] = EventPoints(data, still=still)
         elif key == "routes" and lean:
-            lean_routes(scenario, records).add_to(group)
+            fills[key] = lean_routes(scenario, records)
         else:
             canvas = lean and key in ("routes", "convoys")
-            Items(items[key], canvas=canvas, still=still).add_to(group)
-        groups[key] = group
-    return groups
+            fills[key] = Items(items[key], canvas=canvas, still=still)
+    return fills
 
 
 # --- zones -------------------------------------------------------------------------------
