@@ -48,6 +48,8 @@ WORLD_HOLDOUT_3 = REPORTS / "world-holdout3"
 """A third blind set (Haiti, Burkina Faso, South Sudan, the Philippines, Ukraine)."""
 WORLD_HOLDOUT_4 = REPORTS / "world-holdout4"
 """A fourth blind set (Nigeria, Somalia, Central African Republic, Pakistan, Venezuela)."""
+WORLD_HOLDOUT_5 = REPORTS / "world-holdout5"
+"""A fifth blind set (Turkey, Kosovo, Sri Lanka, St Vincent, Malawi)."""
 NEAR_KM = 10.0
 NEAR_AREA_KM = 25.0
 NEAR_REGION_KM = 100.0
@@ -83,7 +85,11 @@ SETS = {
         "outside Syria, holdout 3 (spent: curated after its first run)",
         WORLD_HOLDOUT_3,
     ),
-    "world-holdout4": ("outside Syria, blind holdout 4", WORLD_HOLDOUT_4),
+    "world-holdout4": (
+        "outside Syria, holdout 4 (spent: curated after its first run)",
+        WORLD_HOLDOUT_4,
+    ),
+    "world-holdout5": ("outside Syria, blind holdout 5", WORLD_HOLDOUT_5),
 }
 DEFAULT_SETS = ["labelled", "holdout1", "holdout2", "arabic", "arabic-holdout", "world"]
 """Every set but the blind holdouts, which are run on purpose (`--set world-holdout2`)."""
