@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from geo.extract import extract, geocoder_for  # noqa: E402
+from geo.reading import extract, geocoder_for  # noqa: E402
 
 RUNS = 5
 COPIES = 40

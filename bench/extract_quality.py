@@ -1,6 +1,6 @@
 """Extractor quality on the hand-labelled reports: places, figures and convoy endpoints.
 
-For every tests/data/reports/<name>.labels.json, runs geo.extract.extract on <name>.txt (less its
+For every tests/data/reports/<name>.labels.json, runs geo.reading.extract on <name>.txt (less its
 "Published:" header) and compares with the labels. A predicted place is correct when its span
 overlaps a labelled mention and it lies within 10 km of the label (25 km for a road, 100 km for
 a region or governorate; a country must be the same country); a predicted figure is correct when
@@ -15,7 +15,7 @@ and destination or null) are also scored for origin and destination recall: a la
 found when a convoy draft whose sentence overlaps the labelled sentence names an origin, and the
 extracted place of that name lies within 10 km of the label (25 km when the label is a region;
 the same country when it is a country); likewise for destinations. `--set NAME` (repeatable)
-picks the sets. Prints a table; exits 0, or 2 when geo.extract won't import.
+picks the sets. Prints a table; exits 0, or 2 when geo.reading won't import.
 """
 
 from __future__ import annotations
@@ -214,10 +214,10 @@ def row(name: str, counts: list[int]) -> str:
 def main() -> int:
     sys.path.insert(0, str(ROOT))
     try:
-        from geo.extract import extract
+        from geo.reading import extract
     except Exception as error:  # noqa: BLE001 - whatever stops the import, nothing to measure
         problem = f"{type(error).__name__}: {error}"
-        print(f"cannot measure: geo.extract does not import ({problem})", file=sys.stderr)
+        print(f"cannot measure: geo.reading does not import ({problem})", file=sys.stderr)
         return 2
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(

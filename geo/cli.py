@@ -643,7 +643,7 @@ def _moment(text: str) -> datetime:
 
 
 def _extract(args: argparse.Namespace) -> int:
-    from geo.extract import extract
+    from geo.reading import extract
 
     text = sys.stdin.read() if str(args.file) == "-" else _read_text(args.file)
     published = None
@@ -682,7 +682,7 @@ def _new(args: argparse.Namespace) -> int:
     from datetime import timedelta
 
     from geo import new_scenario as n
-    from geo.extract import read_home
+    from geo.reading import read_home
 
     text = _read_text(args.report) if args.report else ""
     country = args.country or (next(iter(read_home(text)), "") if text else "")

@@ -18,7 +18,8 @@ from geo import _schema as s
 from geo import names
 from geo._fields import Spot
 from geo.errors import ProblemLog
-from geo.extract import (
+from geo.home import scenario_homes
+from geo.reading import (
     ConvoyDraft,
     Extraction,
     FigureMention,
@@ -27,7 +28,6 @@ from geo.extract import (
     is_people,
     is_vehicle,
 )
-from geo.home import scenario_homes
 from geo.records import ConvoyStatus, Route, RoutePrecision, Source, TimePrecision
 from geo.safe_html import marked_text
 

@@ -11,8 +11,8 @@ import streamlit as st
 
 from geo import changes, drafts
 from geo.errors import CorridorError, ValidationError
-from geo.extract import Extraction, extract
 from geo.home import scenario_homes
+from geo.reading import Extraction, extract
 from geo.records import Confidence, ConvoyStatus, Scenario, TimePrecision
 from geo.safe_html import markdown_literal
 from geo.settings import Settings

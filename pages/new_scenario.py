@@ -8,7 +8,7 @@ import streamlit as st
 
 from geo import new_scenario as n
 from geo.errors import CorridorError
-from geo.extract import read_home
+from geo.reading import read_home
 from geo.safe_html import markdown_literal
 from geo.workspace import Workspace
 from pages.shared.session import language_choice, viewer_only, who, workspace_location
@@ -16,7 +16,7 @@ from pages.shared.session import language_choice, viewer_only, who, workspace_lo
 
 @st.cache_data(show_spinner="Reading where the report is from…")
 def countries_of(text: str) -> tuple[str, ...]:
-    """The countries the report is about (geo.extract.read_home), cached per text."""
+    """The countries the report is about (geo.reading.read_home), cached per text."""
     return read_home(text)
 
 

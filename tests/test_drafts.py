@@ -18,7 +18,7 @@ from geo.drafts import (
     vehicle_kind,
 )
 from geo.errors import ValidationError
-from geo.extract import ConvoyDraft, Extraction, FigureMention, PlaceMention, TimeMention
+from geo.reading import ConvoyDraft, Extraction, FigureMention, PlaceMention, TimeMention
 from geo.records import Scenario, Source
 
 ZONE = "Asia/Damascus"  # UTC+2 in December 2016

@@ -6,9 +6,8 @@ from datetime import date
 
 import pytest
 
-from geo.arabic_reading import is_arabic, parse_amount
 from geo.drafts import draft_rows
-from geo.extract import Extraction, extract
+from geo.reading import Extraction, extract, is_arabic, parse_amount
 
 WIRE = (
     "حلب-سانا\n"

@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from geo.extract import extract, read_home
 from geo.geocoding import haversine_km
+from geo.reading import extract, read_home
 
 PUBLISHED = date(2023, 5, 1)
 

@@ -1,0 +1,261 @@
+"""English movements: a convoy draft per sentence that moves people, its places given roles."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from geo.reading.mentions import ConvoyDraft, FigureMention, PlaceMention, Skipped, TimeMention
+from geo.reading.rules import UNREADABLE, between, counts_of, skip
+
+_CONVOY_WORDS = re.compile(
+    r"\b(?:convoys?|bus(?:es|ed|loads?)?|buss(?:ed|ing)|ambulances|evacu\w*|vehicles"
+    r"|left|leav(?:e|es|ing)|depart\w*|transfer\w*|transport\w*|relocat\w*|safe\s+passage"
+    r"|arriv\w*|driv(?:en|ing|es?)|drove|tak(?:en|ing)|brought|sent|mov(?:e|ed|ing)|fle(?:d|e|eing)"
+    r"|return\w*|travel\w*|emptied|push\w*\s+(?:\w+\s+)?out|set(?:ting)?\s+(?:off|out)"
+    r"|head(?:ed|ing)|bound|reach\w*|exit\w*"
+    r"|cross(?:ed|es|ing)?|walk\w*|trek\w*|flown|flew|fl(?:y|ying|ights?)|airlift\w*"
+    r"|corridors?|exodus|escap\w*|board(?:ed|ing)|sail\w*|ferr(?:y|ied)|rescu\w*"
+    r"|stream(?:ed|ing)|pour(?:ed|ing)|refugees|enter(?:ed|ing)|journeys?|dock(?:ed|ing)"
+    r"|landed|deport\w*|expel\w*|stopped)\b",
+    re.IGNORECASE,
+)
+"""What a sentence about a movement of people says: vehicles, evacuations, leaving, arriving."""
+
+
+def find_convoys(
+    sentences: list[tuple[int, str]],
+    places: list[PlaceMention],
+    figures: list[FigureMention],
+    times: list[TimeMention],
+    skipped: list[Skipped] | None = None,
+) -> list[ConvoyDraft]:
+    """A draft per sentence about convoys, buses, ambulances or evacuations, for review."""
+    drafts = []
+    starts = [[item.start for item in items] for items in (places, figures, times)]
+    for offset, sentence in sentences:
+        if not _CONVOY_WORDS.search(sentence):
+            continue
+        end = offset + len(sentence)
+        nearby = between(places, starts[0], offset, end, before=12)  # and the last before
+        try:
+            draft = _draft(offset, sentence, nearby, between(figures, starts[1], offset, end),
+                           between(times, starts[2], offset, end))  # fmt: skip
+        except UNREADABLE as error:
+            skip(skipped, "convoy", sentence, offset, error)
+            continue
+        if draft:
+            drafts.append(draft)
+    return drafts
+
+
+def _draft(
+    offset: int,
+    sentence: str,
+    places: list[PlaceMention],
+    figures: list[FigureMention],
+    times: list[TimeMention],
+) -> ConvoyDraft | None:
+    end = offset + len(sentence)
+    inside = [p for p in places if offset <= p.start < end]
+    counted = [f for f in figures if offset <= f.start < end]
+    moments = [t for t in times if offset <= t.start < end]
+    roles = _roles(sentence, offset, inside)
+    if not roles["origin"]:
+        roles["origin"] = _people_of(sentence, offset, inside)
+    for role in ("origin", "destination"):
+        if not roles.get(role):
+            roles[role] = _named_before(sentence, offset, role, places)
+    if not (inside or counted or roles["origin"] or roles["destination"]):
+        return None
+    return ConvoyDraft(
+        sentence=sentence.strip(),
+        start=offset,
+        origin=roles["origin"],
+        destination=roles["destination"],
+        via=roles.get("via", []),
+        vehicles=counts_of(counted, "vehicles"),
+        people=counts_of(counted, "people"),
+        time=moments[0].text if moments else "",
+    )
+
+
+_ROLE_WORDS = {
+    "via": r"via|through|crossing into|crossed into|by way of",
+    "origin": r"fle\w*\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+)?(?:attacks?|assaults?|offensives?"
+    r"|fighting|violence|raids?|clashes)\s+(?:on|in|around)"  # "fled an attack on Palma"
+    r"|from|out of|left|leave|leaves|leaving|departed|departing|depart|quit|fled"
+    r"|flee|flees|fleeing|exit(?:ed|ing)?",
+    "destination": r"to|for|towards?|reach|reached|reaches|reaching|as far as|entered|entering"
+    r"|(?<!crossing\s)(?<!crossed\s)into"
+    r"|(?:arriv|enter|end|dock|land|stopp)\w*(?:\s+[\w-]+){0,5}?\s+(?:in|at)"
+    r"|cross(?:ed|ing)(?:\s+[\w-]+){0,3}?\s+at",  # "were crossing each day at Hamdayet"
+}
+"""Words that give a place its part in a movement; the nearest one before the place decides.
+A place after 'in' or 'at' alone ('a source in Homs') is no endpoint."""
+_NOT_A_ROLE = re.compile(r"\b(?:according|due|able|going|used|has|have|had|said)\s+to\s+$")
+
+
+def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, Any]:
+    """Each place's part in a convoy sentence, by the nearest role word before it.
+
+    "left Aleppo for Idlib": Idlib follows "for", nearer than "left", so it is the destination;
+    "crossing into a district in southern Aleppo" keeps "into" (via) over the weaker "in".
+    "from Fuaa and Kafraya": both follow "from"; the first is the origin, as "to A and B" makes
+    A the destination; a later role word ("to Rashidin, then on to Idlib") makes the last one.
+    """
+    roles: dict[str, Any] = {"via": [], "origin": "", "destination": ""}
+    destination_word = -1  # where the role word of the destination so far stands
+    destination_end = -1  # and where its name ends
+    country_end: PlaceMention | None = None  # "fled to Armenia", "crossed into Chad"
+    passed: list[PlaceMention] = []
+    where_clause = _WHERE.search(sentence)
+    previous_end = 0  # a role word before the previous place is that place's, or a list's
+    for place in places:
+        if where_clause and roles["destination"] and place.start - offset > where_clause.end():
+            break  # "to Port Sudan, where ships carry evacuees on to Jeddah": another movement
+        tail = sentence[: place.start - offset].lower()[-80:]
+        tail_start = place.start - offset - len(tail)
+        after = sentence[place.end - offset : place.end - offset + 3]
+        if re.match(r"['’ ]s\b", after):
+            continue  # "fighters from Lebanon's Hezbollah": whose, not where from
+        listed = _LISTED.fullmatch(sentence, previous_end, place.start - offset) is not None
+        floor = -1 if listed else previous_end - tail_start
+        previous_end = place.end - offset
+        found = [
+            (match.start(), kind)
+            for kind, words in _ROLE_WORDS.items()
+            for match in re.finditer(rf"\b(?:{words})\s+(?:the\s+|a\s+)?", tail)
+            if re.fullmatch(r"(?:[\w'’-]+\s+){0,6}", tail[match.end() :])
+            and not _NOT_A_ROLE.search(tail[: match.end()])
+            and match.start() >= floor
+        ]
+        where, role = max(found) if found else (-1, "")
+        crossed = role == "via" and _CROSSED_INTO.match(tail, where)
+        if place.kind == "country" and (crossed or role == "destination"):
+            country_end = country_end or place
+        elif role == "via":
+            roles["via"].append(place.name)
+            passed.append(place)
+        elif not role and country_end and re.search(r"\bat\s+(?:the\s+)?$", tail):
+            roles["via"].append(place.name)  # "crossed into Chad at Adre"
+            passed.append(place)
+        elif role == "origin" and not roles["origin"]:
+            roles["origin"] = place.name
+        elif (role == "destination" and place.kind != "country"
+              and tail_start + where != destination_word  # not "to A and B"
+              and _onward(sentence, destination_end, tail_start + where)):  # fmt: skip
+            roles["destination"] = place.name
+            destination_word, destination_end = tail_start + where, place.end - offset
+    if not roles["destination"] and country_end and country_end.name != roles["origin"]:
+        # "crossed into Chad at Adre": the border town in that country, else the country
+        inside = [p for p in passed if p.country_code == country_end.country_code]
+        roles["destination"] = inside[0].name if inside else country_end.name
+        if inside:
+            roles["via"].remove(inside[0].name)
+    return roles
+
+
+_WHERE = re.compile(r",\s+where\b")
+_ONWARD = re.compile(r"\b(?:then|on|onward|onwards|later|before|continu\w*|finally|eventually)\b")
+"""What makes a second destination the end of one journey ("to Rashidin, then on to Idlib")
+rather than another group's ("to Sana'a, and smaller numbers towards Aden"; "to Zabid and to
+Hays": the first of a list)."""
+
+
+def _onward(sentence: str, previous_end: int, role_word: int) -> bool:
+    """Whether a destination word at `role_word` replaces the one whose name ends at
+    `previous_end` (-1: there is none yet)."""
+    return previous_end < 0 or bool(_ONWARD.search(sentence, previous_end, role_word))
+
+
+_LISTED = re.compile(r"\s*(?:,|,?\s*and|,?\s*or|/)?\s*(?:the\s+)?", re.IGNORECASE)
+"""What stands between the names of a list ('Fuaa and Kafraya', 'A, B or C')."""
+_CROSSED_INTO = re.compile(r"cross(?:ed|ing)\s+into\b")
+
+
+_LEAVING = re.compile(
+    r"\b(?:left|leaving|leave|fled|fleeing|departed|departing|evacuated|bussed|bused"
+    r"|transferred|taken\s+out|pulled\s+out|emptied|exodus)\b",
+    re.IGNORECASE,
+)
+_OF_A_PLACE = re.compile(
+    r"\b(?:residents|people|civilians|fighters|rebels|inhabitants|families|population|"
+    r"evacuees|wounded|gunmen|terrorists)\s+(?:of|from|in)\s+(?:the\s+)?(?:[\w-]+\s+)?$",
+    re.IGNORECASE,
+)
+
+
+_ITS_DISPLACED = re.compile(r"\s+(?:refugees|evacuees|displaced)\b")
+"""'Thousands of Srebrenica refugees reach Tuzla': where the refugees come from."""
+_EMPTIED_OR_ITS_PEOPLE = re.compile(
+    r"\s+(?:was\s+|were\s+)?emptied\b"
+    r"|['’]s\s+(?:[\w-]+\s+)?(?:residents|people|civilians|fighters|rebels|families|gunmen)\b"
+)
+"""'as Madaya emptied', "Douma's last rebels leave": the place is the one left."""
+
+
+def _people_of(sentence: str, offset: int, places: list[PlaceMention]) -> str:
+    """'the last residents of Fuaa and Kafraya began leaving', 'as Madaya emptied': the
+    place people leave, named as where they are from rather than after 'from'."""
+    for place in places:
+        if place.kind != "country" and _ITS_DISPLACED.match(sentence, place.end - offset):
+            return place.name
+    if not _LEAVING.search(sentence):
+        return ""
+    for place in places:
+        before = sentence[: place.start - offset]
+        after = sentence[place.end - offset :]
+        if _OF_A_PLACE.search(before) or _EMPTIED_OR_ITS_PEOPLE.match(after):
+            return place.name
+    return ""
+
+
+_BACK_REFERENCE = re.compile(
+    r"\b(?P<role>from|out\s+of|left|leaving|leave|departed|departing|quit|fled|fleeing"
+    r"|escaped|exited|to|for|towards?"
+    r"|reached|reaching|arrived\s+(?:in|at)|(?<!crossing\s)(?<!crossed\s)into|entered)\s+"
+    r"(?:(?P<there>there)\b|(?:the|this|that|these)\s+(?P<count>two\s+|three\s+|four\s+)?"
+    r"(?:[\w-]+\s+)?(?P<kind>villages?|towns?|city|districts?|neighbou?rhoods?|enclave|pocket"
+    r"|area|camp|crossing|valley)\b)",
+    re.IGNORECASE,
+)
+_REFERRED_KINDS = {
+    "village": ("village", "town"), "villages": ("village", "town"),
+    "town": ("town", "city", "village"), "towns": ("town", "city", "village"),
+    "city": ("city", "town"), "crossing": ("crossing",), "camp": ("district", "point"),
+    "districts": ("district", "point"), "neighbourhoods": ("district", "point"),
+    "enclave": ("region", "district", "point", "town"), "pocket": ("region", "district",
+    "point"), "valley": ("region",), "area": ("region", "district", "point"),
+}  # fmt: skip
+_ORIGIN_WORDS = {"from", "out of", "left", "leaving", "leave", "departed", "departing", "quit",
+                 "fled", "fleeing", "escaped", "exited"}  # fmt: skip
+_COUNTS = {"two": 2, "three": 3, "four": 4}
+
+
+def _named_before(sentence: str, offset: int, role: str, known: list[PlaceMention]) -> str:
+    """'left the two villages', 'arrived in the town', 'from there': the place the report
+    named last of that kind (of two villages, the first named; "Fuaa and Kafraya" names two;
+    of "the three towns" just listed, the first of the three)."""
+    for match in _BACK_REFERENCE.finditer(sentence):
+        is_origin = re.sub(r"\s+", " ", match["role"].lower()) in _ORIGIN_WORDS
+        if is_origin != (role == "origin"):
+            continue
+        earlier = [p for p in known if p.end <= offset + match.start()]
+        places = [p for p in reversed(earlier) if p.kind != "country"]
+        count = _COUNTS.get((match["count"] or "").strip().lower(), 1)
+        if count > 2 and len(places) >= count:
+            return places[count - 1].name  # "Yalda, Babila and Beit Sahm ... the three towns"
+        if match["there"]:
+            spots = [p for p in places if p.kind != "region"]
+            return spots[0].name if spots else ""
+        kind = match["kind"].lower()
+        kinds = _REFERRED_KINDS.get(kind, ("district", "point", "crossing"))
+        if kind.endswith("s"):  # a place named as two ("Fuaa and Kafraya") counts for both
+            pair = [p for p in places if " and " in p.mention]
+            if pair and (not places or places.index(pair[0]) <= 1):
+                return pair[0].name
+        named = [p for p in places if p.kind in kinds]
+        if named:
+            return named[count - 1].name if len(named) >= count else named[0].name
+    return ""
