@@ -338,6 +338,7 @@ def sidebar(scenario: Scenario) -> MapView:
         event_days=event_days,
         risk_rules=RiskRules(buffer_km=float(buffer_km), days=int(days)),
         labels=LabelLanguage(owner("labels")),
+        language=language(),
     )
     if reset:
         reset_view(scenario, view)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import string
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -38,6 +39,29 @@ def say(language: str, message: str, **values: object) -> str:
     """`message` in `language`, its {placeholders} filled with the values, each isolated."""
     template = words(language)(message)
     return template.format(**{name: isolated(value, language) for name, value in values.items()})
+
+
+@dataclass(frozen=True)
+class Words:
+    """The messages of one interface language: `words("Held by")`, `words("{n} convoys", n=3)`.
+
+    What a map, a legend or a popup says, in the language its reader chose (English when a
+    message has no entry); `rtl` tells whether its text runs right to left.
+    """
+
+    language: str = "en"
+
+    def __call__(self, message: str, **values: object) -> str:
+        return say(self.language, message, **values) if values else words(self.language)(message)
+
+    @property
+    def rtl(self) -> bool:
+        return self.language in RIGHT_TO_LEFT
+
+    @property
+    def dir(self) -> str:
+        """The HTML dir attribute of text in this language."""
+        return direction(self.language)
 
 
 def words(language: str) -> Callable[[str], str]:

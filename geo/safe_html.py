@@ -36,10 +36,19 @@ def rows(pairs: Iterable[tuple[str, object]]) -> str:
 
 
 def card(
-    title: str, pairs: Iterable[tuple[str, object]], *, note: str = "", quote: str = ""
+    title: str,
+    pairs: Iterable[tuple[str, object]],
+    *,
+    note: str = "",
+    quote: str = "",
+    direction: str = "ltr",
 ) -> str:
-    """Popup content: a title, facts, an optional note (approximate geometry) and the quote."""
-    parts = [f'<div class="corridor-card"><b dir="auto">{esc(title)}</b>', rows(pairs)]
+    """Popup content: a title, facts, an optional note (approximate geometry) and the quote;
+    its labels run in `direction` (the HTML dir of the reader's language)."""
+    opened = '<div class="corridor-card">' if direction == "ltr" else (
+        f'<div class="corridor-card" dir="{esc(direction)}">'
+    )  # fmt: skip
+    parts = [f'{opened}<b dir="auto">{esc(title)}</b>', rows(pairs)]
     if note:
         parts.append(f'<p class="corridor-note">{esc(note)}</p>')
     if quote:

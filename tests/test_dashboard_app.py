@@ -524,7 +524,7 @@ def test_an_arabic_link_opens_the_arabic_interface_with_both_names_on_the_map(
     assert app.checkbox(key="layer:routes").label == "مسارات القوافل"
     assert "من أُجلي حتى الآن (وفق التقارير)" in metrics(app)
     label = 'Aleppo<br><span lang="ar" dir="rtl">حلب</span>'
-    assert label in place_symbol(map_script(app), "Aleppo · حلب (city)")
+    assert label in place_symbol(map_script(app), "Aleppo · حلب (مدينة)")
     assert any("direction: rtl" in m.value for m in app.markdown)
     params = dict(app.query_params)
     assert (params["lang"], params["labels"]) == ("ar", "both")

@@ -19,7 +19,7 @@ import tomli_w
 from playwright.sync_api import Browser, Route
 
 import geo.assets
-from geo import basemap, mapview, timeline
+from geo import basemap, mapview, messages, timeline
 from geo.errors import AssetsMissingError
 from geo.mapview import ALL_LAYERS, LAYER_LABELS, MapView
 from geo.place_labels import LabelLanguage
@@ -689,3 +689,38 @@ def test_popups_name_their_sources_by_title_not_by_id(shipped: Scenario) -> None
     assert cited
     assert any(seed.title in pop for pop in cited)
     assert not any(">seed-report<" in pop for pop in cited)
+
+
+# --- the map in the reader's language ------------------------------------------------------
+
+
+def test_an_arabic_map_says_its_title_legend_layers_and_popups_in_arabic(
+    shipped: Scenario,
+) -> None:
+    html = render(shipped, MapView(at=utc(13), language="ar"))
+    title, legend = panel(html, "corridor-title"), panel(html, "corridor-legend")
+    assert title.startswith('<div dir="rtl">')
+    assert "حتى \u206815 Dec 2016 15:00 EET (13:00 UTC)\u2069" in title  # the moment kept LTR
+    assert legend.startswith('<div dir="rtl"><button type="button" class="corridor-fold"')
+    assert "مفتاح الخريطة" in legend
+    assert "قافلة في الطريق (موقع مُقدَّر)" in legend
+    assert "Legend" not in legend
+    (convoy,) = [
+        item for item in overlays_by_label(html, "ar")["convoys"] if item["tip"].startswith(FIRST)
+    ]
+    assert convoy["tip"].startswith(f"{FIRST} — في الطريق، نحو")
+    assert convoy["pop"].startswith('<div class="corridor-card" dir="rtl"><b dir="auto">First')
+    assert '<th>في هذه اللحظة</th><td dir="auto">في الطريق</td>' in convoy["pop"]
+    english = render(shipped, MapView(at=utc(13)))
+    assert "At this moment" in english
+    assert "في هذه اللحظة" not in english
+
+
+def overlays_by_label(html: str, language: str) -> dict[str, list[dict[str, Any]]]:
+    """The items of each overlay, its layer named in `language` in the layer control."""
+    block = OVERLAYS.search(html)
+    assert block, "no layer control in the page"
+    items = {name: json.loads(data) for name, data in ITEMS.findall(html)}
+    keys = {messages.say(language, label): key for key, label in LAYER_LABELS.items()}
+    entries = OVERLAY_ENTRY.findall(block[1])
+    return {keys[json.loads(label)]: items.get(name, []) for label, name in entries}

@@ -10,8 +10,23 @@ import pytest
 from geo import export, messages
 from geo.errors import ValidationError
 from geo.mapview import BASES, LAYER_LABELS
+from geo.mapview.layers import HEADED_TO_NOTE
+from geo.mapview.legend import PLACE_LEGEND, ROUTE_LEGEND
+from geo.mapview.symbols import APPROXIMATE_NOTE, RISK_COLOURS
 from geo.place_labels import LABEL_LANGUAGES
-from geo.records import Confidence, ConvoyStatus
+from geo.records import (
+    CONVOY_COUNTS,
+    Confidence,
+    Control,
+    ConvoyStatus,
+    FigureKind,
+    PlaceKind,
+    PlacePrecision,
+    RoutePrecision,
+    TimePrecision,
+    ZonePrecision,
+)
+from geo.timeline import ConvoyState
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,6 +56,23 @@ def test_every_message_of_the_dashboard_has_its_arabic() -> None:
     shown |= set(LAYER_LABELS.values()) | set(BASES.values()) | set(LABEL_LANGUAGES.values())
     shown |= {s.value for s in ConvoyStatus} | {c.value for c in Confidence}
     shown |= set(export.FORMAT_LABELS.values())
+    missing = sorted(shown - set(messages.catalogue("ar")))
+    assert missing == []
+
+
+def test_every_message_of_the_map_has_its_arabic() -> None:
+    """The map's title, legend, layer names and popups (geo.mapview), as the dashboard shows
+    them in Arabic."""
+    shown = set().union(*(messages_in(path) for path in (ROOT / "geo" / "mapview").glob("*.py")))
+    assert {"Held by", "Legend", "As of {time}"} <= shown  # the parse finds them
+    shown |= set(LAYER_LABELS.values()) | set(PLACE_LEGEND.values())
+    shown |= {label for _, label in ROUTE_LEGEND} | {s.value for s in ConvoyState}
+    shown |= {c.value for c in Control} | {k.value for k in PlaceKind}
+    for precision in (PlacePrecision, RoutePrecision, ZonePrecision, TimePrecision):
+        shown |= {p.value for p in precision}
+    shown |= {k.value.replace("_", " ") for k in FigureKind}
+    shown |= {label.capitalize() for label in CONVOY_COUNTS} | set(RISK_COLOURS)
+    shown |= {s.value.replace("_", " ") for s in ConvoyStatus} | {APPROXIMATE_NOTE, HEADED_TO_NOTE}
     missing = sorted(shown - set(messages.catalogue("ar")))
     assert missing == []
 

@@ -40,6 +40,7 @@ from geo.mapview.view import (
     MapView,
     Shown,
 )
+from geo.messages import Words
 from geo.place_labels import LabelLanguage
 from geo.position_table import PositionTable
 from geo.records import (
@@ -55,11 +56,14 @@ from geo.records import (
 from geo.safe_html import card, esc, times
 from geo.timeline import ConvoyAt, ConvoyState, count_text
 
+ENGLISH = Words("en")
+
 
 def overlay_groups(view: MapView) -> dict[str, folium.FeatureGroup]:
     """One empty feature group per overlay, in the layer control, switched on as `view` asks."""
+    words = Words(view.language)
     return {
-        key: folium.FeatureGroup(name=LAYER_LABELS[key], show=key in view.layers)
+        key: folium.FeatureGroup(name=words(LAYER_LABELS[key]), show=key in view.layers)
         for key in ALL_LAYERS
     }
 
@@ -74,28 +78,31 @@ def overlay_fills(
 ) -> dict[str, MacroElement]:
     """What each overlay draws at the moment, one element of compact JSON each (many events of
     a `served` map: a file beside it, see geo.bulk.layer_data)."""
+    words = Words(view.language)
     items: dict[str, list[Item]] = {key: [] for key in ALL_LAYERS}
     for zone in records.zones:
-        items[ZONE_LAYERS[zone.control]].append(_zone(zone, scenario))
+        items[ZONE_LAYERS[zone.control]].append(_zone(zone, scenario, words))
     lean = len(records.convoys) > DETAIL_LIMIT
     for convoy in records.convoys if not lean else ():
         legs = timeline.legs_of(scenario, convoy.convoy.id)
         for leg in legs:
-            items["routes"] += _route(leg, convoy, scenario)
+            items["routes"] += _route(leg, convoy, scenario, words)
         if not legs and headed_to(scenario, convoy):
-            items["routes"] += _headed_to(convoy, scenario)
+            items["routes"] += _headed_to(convoy, scenario, words)
     if lean:
         items["convoys"] = [lean_marker(convoy, tip=not still) for convoy in records.moving]
     else:
-        items["convoys"] = [_convoy_marker(convoy, scenario) for convoy in records.moving]
+        items["convoys"] = [_convoy_marker(c, scenario, words) for c in records.moving]
     arabic = arabic_names(scenario) if view.labels is not LabelLanguage.ENGLISH else {}
     titles = source_titles(scenario)
-    items["places"] = [_place(p, arabic.get(p.id, ""), view.labels, titles) for p in records.places]
+    items["places"] = [
+        _place(p, arabic.get(p.id, ""), view.labels, titles, words) for p in records.places
+    ]
     for figure in records.figures:
-        items["figures"] += _figure(figure, scenario)
+        items["figures"] += _figure(figure, scenario, words)
     if "risk" in view.layers:
         for risk in risks(scenario, view, shapes=True).values():
-            items["risk"] += _risk(risk)
+            items["risk"] += _risk(risk, words)
     fills: dict[str, MacroElement] = {}
     for key in ALL_LAYERS:
         if key == "events":
@@ -124,7 +131,7 @@ def _cited(ids: tuple[str, ...], titles: dict[str, str]) -> str:
     return "; ".join(titles.get(source, source) for source in ids)
 
 
-def _zone(zone: ControlZone, scenario: Scenario) -> Item:
+def _zone(zone: ControlZone, scenario: Scenario, words: Words) -> Item:
     tz = scenario.timezone
     colour = ZONE_COLOURS[zone.control]
     approximate = zone.precision.value == "approximate"
@@ -137,65 +144,80 @@ def _zone(zone: ControlZone, scenario: Scenario) -> Item:
         "dashArray": APPROXIMATE_DASH if approximate else None,
     }
     facts = [
-        ("Control", zone.control.value),
-        ("Held by", zone.holder),
-        ("Valid from", times(zone.valid_from, tz)),
-        ("Valid to", times(zone.valid_to, tz) or "until further notice"),
-        ("Precision", zone.precision.value),
-        ("Source", _cited(zone.source, source_titles(scenario))),
+        (words("Control"), words(zone.control.value)),
+        (words("Held by"), zone.holder),
+        (words("Valid from"), times(zone.valid_from, tz)),
+        (words("Valid to"), times(zone.valid_to, tz) or words("until further notice")),
+        (words("Precision"), words(zone.precision.value)),
+        (words("Source"), _cited(zone.source, source_titles(scenario))),
     ]
-    popup = card(zone.name, facts, note=APPROXIMATE_NOTE if approximate else "", quote=zone.quote)
+    note = words(APPROXIMATE_NOTE) if approximate else ""
+    popup = card(zone.name, facts, note=note, quote=zone.quote, direction=words.dir)
     feature = {"type": "Feature", "properties": {}, "geometry": mapping(zone.geometry)}
-    tip = esc(f"{zone.name} ({zone.control.value})")
+    tip = esc(f"{zone.name} ({words(zone.control.value)})")
     return leaflet_item("geojson", feature, style, tip, popup)
 
 
 # --- convoys and routes ------------------------------------------------------------------
 
 
-def convoy_card(item: ConvoyAt, scenario: Scenario) -> str:
+def _note(text: str, words: Words) -> str:
+    """A note under a popup's card, in the card's direction."""
+    return f'<p class="corridor-note" dir="{words.dir}">{esc(text)}</p>'
+
+
+def convoy_card(item: ConvoyAt, scenario: Scenario, words: Words = ENGLISH) -> str:
     """Popup HTML for a convoy: state at the moment, counts with qualifiers, times, source."""
     convoy, tz = item.convoy, scenario.timezone
     names = {place.id: place.name for place in scenario.places}
-    counts = [(label.capitalize(), count_text(getattr(convoy, label))) for label in CONVOY_COUNTS]
-    facts = [
-        ("At this moment", item.state.value),
-        ("Latest reported status", convoy.status.value.replace("_", " ")),
-        ("From", names.get(convoy.origin, "not stated")),
-        ("Via", ", ".join(names[p] for p in convoy.via)),
-        ("To", names[convoy.destination]),
-        ("Departs", times(convoy.depart, tz)),
-        ("Arrives", times(convoy.arrive, tz)),
-        ("Times", convoy.time_precision.value),
-        *counts,
-        ("Organisation", convoy.organisation),
-        ("Confidence", convoy.confidence.value),
-        ("Source", _cited(convoy.source, source_titles(scenario))),
+    counts = [
+        (words(label.capitalize()), count_text(getattr(convoy, label))) for label in CONVOY_COUNTS
     ]
-    return card(convoy.label, facts, note=state_note(item), quote=convoy.quote)
+    facts = [
+        (words("At this moment"), words(item.state.value)),
+        (words("Latest reported status"), words(convoy.status.value.replace("_", " "))),
+        (words("From"), names.get(convoy.origin, words("not stated"))),
+        (words("Via"), ", ".join(names[p] for p in convoy.via)),
+        (words("To"), names[convoy.destination]),
+        (words("Departs"), times(convoy.depart, tz)),
+        (words("Arrives"), times(convoy.arrive, tz)),
+        (words("Times"), words(convoy.time_precision.value)),
+        *counts,
+        (words("Organisation"), convoy.organisation),
+        (words("Confidence"), words(convoy.confidence.value)),
+        (words("Source"), _cited(convoy.source, source_titles(scenario))),
+    ]
+    note = state_note(item, words)
+    return card(convoy.label, facts, note=note, quote=convoy.quote, direction=words.dir)
 
 
-def state_note(item: ConvoyAt) -> str:
+def state_note(item: ConvoyAt, words: Words = ENGLISH) -> str:
     """Why the state at the moment differs from the latest reported status, when it does."""
     status = item.convoy.status.value.replace("_", " ")
     if item.state.value == status:
         return ""
-    return (
-        f"At the moment shown it was {item.state.value}, by its reported times; the latest "
-        f"report on it says {status}."
+    return words(
+        "At the moment shown it was {state}, by its reported times; the latest report on it "
+        "says {status}.",
+        state=words(item.state.value),
+        status=words(status),
     )
 
 
-def _route(leg: Route, item: ConvoyAt, scenario: Scenario) -> list[Item]:
+def _route(leg: Route, item: ConvoyAt, scenario: Scenario, words: Words) -> list[Item]:
     state = item.state
     colour = STATE_COLOURS[state]
     approximate = leg.precision.value == "approximate"
     locations = [(lat, lon) for lon, lat, *_ in leg.geometry.coords]
-    note = f"Route leg {leg.leg}: {leg.precision.value} line" + (
-        " — drawn from the report's wording, not a surveyed road." if approximate else "."
-    )
-    popup = convoy_card(item, scenario) + f'<p class="corridor-note">{esc(note)}</p>'
-    tip = esc(f"{item.convoy.label} — {state.value}")
+    precision = words(leg.precision.value)
+    note = (
+        words("Route leg {leg}: {precision} line — drawn from the report's wording, not a "
+              "surveyed road.", leg=leg.leg, precision=precision)
+        if approximate
+        else words("Route leg {leg}: {precision} line.", leg=leg.leg, precision=precision)
+    )  # fmt: skip
+    popup = convoy_card(item, scenario, words) + _note(note, words)
+    tip = esc(f"{item.convoy.label} — {words(state.value)}")
     if state is ConvoyState.UNDER_WAY:
         options = {"color": colour, "weight": 5, "delay": 1200, "dashArray": [12, 18],
                    "pulseColor": "#ffffff"}  # fmt: skip
@@ -208,7 +230,8 @@ def _route(leg: Route, item: ConvoyAt, scenario: Scenario) -> list[Item]:
     items = [line, *_arrows(locations, colour)]
     if state in (ConvoyState.CANCELLED, ConvoyState.HALTED):
         middle = locations[len(locations) // 2]
-        items.append(_icon(middle, CROSS_SVG, 18, esc(f"{item.convoy.label}: {state.value}")))
+        cross = esc(f"{item.convoy.label}: {words(state.value)}")
+        items.append(_icon(middle, CROSS_SVG, 18, cross))
     return items
 
 
@@ -231,7 +254,7 @@ def headed_to(scenario: Scenario, item: ConvoyAt) -> bool:
     )
 
 
-def _headed_to(item: ConvoyAt, scenario: Scenario) -> list[Item]:
+def _headed_to(item: ConvoyAt, scenario: Scenario, words: Words) -> list[Item]:
     """A convoy with a destination and no route ("nearly 30 vehicles were headed to Fuaa and
     Kafraya"): a ring of arrows on its destination, so half a story is not left off the map."""
     try:
@@ -239,8 +262,9 @@ def _headed_to(item: ConvoyAt, scenario: Scenario) -> list[Item]:
     except KeyError:
         return []  # (a destination named but not placed: nothing to draw it at)
     state = item.state
-    tip = esc(f"{item.convoy.label} — {state.value.replace('_', ' ')}, origin not reported")
-    popup = convoy_card(item, scenario) + f'<p class="corridor-note">{esc(HEADED_TO_NOTE)}</p>'
+    state_text = words(state.value.replace("_", " "))
+    tip = esc(f"{item.convoy.label} — " + words("{state}, origin not reported", state=state_text))
+    popup = convoy_card(item, scenario, words) + _note(words(HEADED_TO_NOTE), words)
     return [_icon((place.latitude, place.longitude), inbound_svg(STATE_COLOURS[state]), 34,
                   tip, popup)]  # fmt: skip
 
@@ -279,12 +303,13 @@ def _bearing(start: tuple[float, float], end: tuple[float, float]) -> float:
     return (math.degrees(math.atan2(x, y)) + 360) % 360
 
 
-def _convoy_marker(item: ConvoyAt, scenario: Scenario) -> Item:
+def _convoy_marker(item: ConvoyAt, scenario: Scenario, words: Words) -> Item:
     assert item.position is not None
-    share = f"{(item.progress or 0) * 100:.0f}% of the route"
-    tip = esc(f"{item.convoy.label} — under way, about {share}")
+    share = f"{(item.progress or 0) * 100:.0f}%"
+    where = words("under way, about {share} of the route", share=share)
+    tip = esc(f"{item.convoy.label} — {where}")
     location = (item.position.y, item.position.x)
-    return _icon(location, CONVOY_SVG, 26, tip, convoy_card(item, scenario))
+    return _icon(location, CONVOY_SVG, 26, tip, convoy_card(item, scenario, words))
 
 
 def risks(
@@ -310,22 +335,26 @@ def alerts(scenario: Scenario, view: MapView) -> dict[str, analysis.RouteRisk] |
     return None
 
 
-def _risk(risk: analysis.RouteRisk) -> list[Item]:
+def _risk(risk: analysis.RouteRisk, words: Words) -> list[Item]:
     """A route's stretches coloured by the ground they cross, its crossings and its buffer."""
-    ground = [(k.replace("_", " "), f"{v:.2f} km") for k, v in risk.by_control_km.items() if v > 0]
+    ground = [
+        (words(k.replace("_", " ")), f"{v:.2f} km") for k, v in risk.by_control_km.items() if v > 0
+    ]
+    level = words(risk.level).upper() + (" — " + words("ALERT") if risk.alert else "")
     facts = [
-        ("Level", risk.level.upper() + (" — ALERT" if risk.alert else "")),
-        ("At this moment", risk.state),
-        ("Length", f"{risk.length_km:.2f} km"),
+        (words("Level"), level),
+        (words("At this moment"), words(risk.state)),
+        (words("Length"), f"{risk.length_km:.2f} km"),
         *ground,
-        ("Front lines crossed", str(risk.front_line_crossings)),
-        ("Events nearby", f"{risk.events} ({_kinds(risk.events_by_type)})"),
-        ("Fatalities reported", str(risk.fatalities)),
-        ("Nearest besieged/contested", f"{risk.nearest_danger} ({risk.nearest_danger_km:.1f} km)"
-         if risk.nearest_danger else ""),
-        ("Because", "; ".join(risk.reasons) or "no rule fired"),
+        (words("Front lines crossed"), str(risk.front_line_crossings)),
+        (words("Events nearby"), f"{risk.events} ({_kinds(risk.events_by_type)})"),
+        (words("Fatalities reported"), str(risk.fatalities)),
+        (words("Nearest besieged/contested"),
+         f"{risk.nearest_danger} ({risk.nearest_danger_km:.1f} km)" if risk.nearest_danger else ""),
+        (words("Because"), "; ".join(risk.reasons) or words("no rule fired")),
     ]  # fmt: skip
-    popup = card(f"Route risk: {risk.label}", facts)
+    title = words("Route risk: {label}", label=risk.label)
+    popup = card(title, facts, direction=words.dir)
     items: list[Item] = []
     if risk.buffer is not None:
         outline = {"type": "Feature", "properties": {}, "geometry": mapping(risk.buffer)}
@@ -416,24 +445,25 @@ def _place(
     arabic: str = "",
     language: LabelLanguage = LabelLanguage.ENGLISH,
     titles: dict[str, str] | None = None,
+    words: Words = ENGLISH,
 ) -> Item:
     approximate = place.precision.value != "exact"
     facts = [
-        ("Kind", place.kind.value),
-        ("Arabic", arabic),
-        ("Also written", ", ".join(place.aliases)),
-        ("Governorate", place.admin1),
-        ("Coordinates", f"{place.latitude:.4f}, {place.longitude:.4f}"),
-        ("Precision", place.precision.value),
-        ("Source", _cited(place.source, titles or {})),
+        (words("Kind"), words(place.kind.value)),
+        (words("Arabic"), arabic),
+        (words("Also written"), ", ".join(place.aliases)),
+        (words("Governorate"), place.admin1),
+        (words("Coordinates"), f"{place.latitude:.4f}, {place.longitude:.4f}"),
+        (words("Precision"), words(place.precision.value)),
+        (words("Source"), _cited(place.source, titles or {})),
     ]
-    note = APPROXIMATE_NOTE if place.precision.value == "approximate" else ""
+    note = words(APPROXIMATE_NOTE) if place.precision.value == "approximate" else ""
     svg = PLACE_SVG.get(place.kind.value, PLACE_SVG["point"])
     if approximate:
         svg = dotted(svg)
     title = place_labels.label(place.name, arabic, language)
-    popup = card(title, facts, note=note, quote=place.quote)
-    tip = esc(f"{title} ({place.kind.value})")
+    popup = card(title, facts, note=note, quote=place.quote, direction=words.dir)
+    tip = esc(f"{title} ({words(place.kind.value)})")
     item = _icon((place.latitude, place.longitude), svg, 14, tip, popup)
     rank = _LABEL_RANK.get(place.kind.value, len(_LABEL_RANK))
     text = _label_html(label_text(place.name), label_text(arabic), language)
@@ -472,20 +502,21 @@ def figure_radius(value: int) -> float:
     return min(3.0 + 2.2 * math.sqrt(value / 1000), 45.0)
 
 
-def _figure(figure: Figure, scenario: Scenario) -> list[Item]:
+def _figure(figure: Figure, scenario: Scenario, words: Words) -> list[Item]:
     place = scenario.place(figure.place)
     colour = FIGURE_COLOURS[figure.kind]
+    kind = words(figure.kind.value.replace("_", " "))
     facts = [
-        ("Kind", figure.kind.value.replace("_", " ")),
-        ("Count", count_text(figure.count)),
-        ("Who", figure.what),
-        ("Place", place.name),
-        ("Reported", times(figure.reported, scenario.timezone)),
-        ("Said by", figure.attribution),
-        ("Source", _cited(figure.source, source_titles(scenario))),
+        (words("Kind"), kind),
+        (words("Count"), count_text(figure.count)),
+        (words("Who"), figure.what),
+        (words("Place"), place.name),
+        (words("Reported"), times(figure.reported, scenario.timezone)),
+        (words("Said by"), figure.attribution),
+        (words("Source"), _cited(figure.source, source_titles(scenario))),
     ]
-    label = f"{figure.kind.value.replace('_', ' ')}: {count_text(figure.count)} {figure.what}"
-    popup = card(label, facts, quote=figure.quote)
+    label = f"{kind}: {count_text(figure.count)} {figure.what}"
+    popup = card(label, facts, quote=figure.quote, direction=words.dir)
     high = figure.count.high
     values = [high, figure.count.low] if figure.count.is_range else [high]
     where = rounded([(place.latitude, place.longitude)])[0]

@@ -22,6 +22,7 @@ from geo.mapview.symbols import (
     inbound_svg,
 )
 from geo.mapview.view import DETAIL_LIMIT, LAYER_LABELS, ZONE_LAYERS, MapView, Shown, shown
+from geo.messages import Words
 from geo.records import Control, Scenario
 from geo.safe_html import esc, times
 from geo.timeline import ConvoyState
@@ -35,106 +36,125 @@ def legend_html(
     A `foldable` legend's heading is a button that folds it (see map_furniture.Panel).
     """
     records = records or shown(scenario, view)
+    words = Words(view.language)
     rows: list[str] = []
     controls = {zone.control for zone in records.zones}
     for control, key in ZONE_LAYERS.items():
         if key in view.layers and control in controls:
             hatch = control is Control.BESIEGED
             fill = "url(#corridor-legend-hatch)" if hatch else ZONE_COLOURS[control]
-            rows.append(_legend_row(_swatch(ZONE_COLOURS[control], fill), LAYER_LABELS[key]))
+            label = words(LAYER_LABELS[key])
+            rows.append(_legend_row(_swatch(ZONE_COLOURS[control], fill), label))
     states = {item.state for item in records.convoys}
     lean = len(records.convoys) > DETAIL_LIMIT
     if "routes" in view.layers and states:
-        for group, label in _ROUTE_LEGEND:
+        for group, label in ROUTE_LEGEND:
             if states & set(group):
                 dash = PLANNED_DASH if ConvoyState.NOT_DEPARTED in group and not lean else ""
-                rows.append(_legend_row(_line(STATE_COLOURS[group[0]], dash), label))
+                rows.append(_legend_row(_line(STATE_COLOURS[group[0]], dash), words(label)))
         if lean:
             count = len(records.convoys)
-            note = f"Overview of {count:,} convoys: lines {lean_weight(count):g} px wide, "
-            note += "approximate ones thinner and faded"
+            note = words(
+                "Overview of {count} convoys: lines {width} px wide, approximate ones thinner "
+                "and faded",
+                count=f"{count:,}",
+                width=f"{lean_weight(count):g}",
+            )
             rows.append(_legend_row(_line("#1a1a1a", "", opacity=0.45), note))
         else:
-            rows.append(_legend_row(_line("#1a1a1a", APPROXIMATE_DASH), "Dashed: approximate line"))
+            dashed = words("Dashed: approximate line")
+            rows.append(_legend_row(_line("#1a1a1a", APPROXIMATE_DASH), dashed))
         if not lean and any(headed_to(scenario, item) for item in records.convoys):
             ring = inbound_svg("#1a1a1a", size=18)
-            rows.append(_legend_row(ring, "Headed to a place, origin not reported"))
+            rows.append(_legend_row(ring, words("Headed to a place, origin not reported")))
     if "convoys" in view.layers and records.moving:
         small = CONVOY_SVG.replace('width="26" height="26"', 'width="16" height="16"')
-        rows.append(_legend_row(small, "Convoy under way (position interpolated)"))
+        rows.append(_legend_row(small, words("Convoy under way (position interpolated)")))
     if "places" in view.layers and records.places:
         kinds = {place.kind.value for place in records.places}
-        shown_kinds = [(PLACE_SVG[k], label) for k, label in _PLACE_LEGEND.items() if k in kinds]
-        shown_kinds.append((dotted(PLACE_SVG["town"]), "approximate"))
-        rows.append(_legend_group("Places:", shown_kinds))
+        shown_kinds = [
+            (PLACE_SVG[k], words(label)) for k, label in PLACE_LEGEND.items() if k in kinds
+        ]
+        shown_kinds.append((dotted(PLACE_SVG["town"]), words("approximate")))
+        rows.append(_legend_group(words("Places:"), shown_kinds))
     if "risk" in view.layers:
         for ground, colour in RISK_COLOURS.items():
-            rows.append(_legend_row(_line(colour, ""), f"Route through {ground} ground"))
-        rows.append(_legend_row(_circle("#000000"), "Front line crossed"))
+            label = words("Route through {ground} ground", ground=words(ground))
+            rows.append(_legend_row(_line(colour, ""), label))
+        rows.append(_legend_row(_circle("#000000"), words("Front line crossed")))
     if "events" in view.layers and len(records.events):
         table = event_columns.columns(scenario)
         for kind in sorted(set(table.kind[records.events].tolist())):
             name = table.kinds[kind]
             colour = bulk.EVENT_COLOURS.get(name, bulk.OTHER_COLOUR)
-            rows.append(_legend_row(_circle(colour), f"Event: {name}"))
-        rows.append(_legend_row(_cluster(), "Events grouped (click to zoom in)"))
+            rows.append(_legend_row(_circle(colour), words("Event: {name}", name=name)))
+        rows.append(_legend_row(_cluster(), words("Events grouped (click to zoom in)")))
     if "figures" in view.layers:
         for kind in dict.fromkeys(figure.kind for figure in records.figures):
-            label = f"Reported {kind.value.replace('_', ' ')} (area ∝ count)"
+            kind_text = words(kind.value.replace("_", " "))
+            label = words("Reported {kind} (area ∝ count)", kind=kind_text)
             rows.append(_legend_row(_circle(FIGURE_COLOURS[kind]), label))
     rows += [_note(note) for note in figures_note(scenario, view, records)]
     # (outside the body: a folded legend still says the map has no zone at this moment)
     absent = "".join(_note(note) for note in zones_notes(scenario, view, records))
-    rows.append(f'<div class="corridor-credit">{esc(basemap.ATTRIBUTION)}</div>')
+    rows.append(f'<div class="corridor-credit" dir="ltr">{esc(basemap.ATTRIBUTION)}</div>')
+    title = esc(words("Legend"))
     heading = (
-        '<button type="button" class="corridor-fold" aria-expanded="true">Legend</button>'
+        f'<button type="button" class="corridor-fold" aria-expanded="true">{title}</button>'
         if foldable
-        else '<div class="corridor-legend-title">Legend</div>'
+        else f'<div class="corridor-legend-title">{title}</div>'
     )
-    return f'{heading}{absent}<div class="corridor-legend-body">{"".join(rows)}</div>'
+    body = f'<div class="corridor-legend-body">{"".join(rows)}</div>'
+    return f'<div dir="{words.dir}">{heading}{absent}{body}</div>'
 
 
 def zones_notes(scenario: Scenario, view: MapView, records: Shown) -> list[str]:
     """'Government-held and Besieged zones: none at this moment (valid 15 Dec 2016 00:00 to
     16 Dec 00:00 EET)', for the zone layers switched on that have no zone at the moment."""
+    words = Words(view.language)
     present = {zone.control for zone in records.zones}
     missing: dict[str, list[str]] = {}  # the labels of the zone layers missing, by when valid
     for control, key in ZONE_LAYERS.items():
         zones = [z for z in scenario.zones if z.control is control]
         if key in view.layers and zones and control not in present:
-            missing.setdefault(_valid(zones, scenario.timezone), []).append(LAYER_LABELS[key])
+            valid = _valid(zones, scenario.timezone, words)
+            missing.setdefault(valid, []).append(words(LAYER_LABELS[key]))
     return [
-        f"{_listed(labels)} zones: none at this moment ({valid})"
+        words("{layers} zones: none at this moment ({valid})", layers=_listed(labels, words),
+              valid=valid)
         for valid, labels in missing.items()
-    ]
+    ]  # fmt: skip
 
 
 def figures_note(scenario: Scenario, view: MapView, records: Shown) -> list[str]:
     """'Reported figures: none yet (the first, 15 Dec 2016 17:00 EET)', when none is yet."""
     if "figures" not in view.layers or not scenario.figures or records.figures:
         return []
-    first = min(figure.reported for figure in scenario.figures)
-    return [f"Reported figures: none yet (the first, {_local(first, scenario.timezone)})"]
+    words = Words(view.language)
+    first = _local(min(figure.reported for figure in scenario.figures), scenario.timezone)
+    return [words("Reported figures: none yet (the first, {first})", first=first)]
 
 
 def _note(text: str) -> str:
     return f'<div class="corridor-legend-absent" role="note">{esc(text)}</div>'
 
 
-def _listed(labels: list[str]) -> str:
+def _listed(labels: list[str], words: Words) -> str:
     """'A', 'A and B', 'A, B and C'."""
-    return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} and {labels[-1]}"
+    if len(labels) == 1:
+        return labels[0]
+    return words("{some} and {last}", some=", ".join(labels[:-1]), last=labels[-1])
 
 
-def _valid(zones: list[Any], zone: str) -> str:
+def _valid(zones: list[Any], zone: str, words: Words) -> str:
     """'valid 15 Dec 2016 00:00 to 16 Dec 00:00 EET' or 'valid from 15 Dec 2016 00:00 EET'."""
     start = min(item.valid_from for item in zones)
     ends = [item.valid_to for item in zones]
     if None in ends:
-        return f"valid from {_local(start, zone)}"
+        return words("valid from {start}", start=_local(start, zone))
     end = max(e for e in ends if e is not None)
-    begins = start.astimezone(ZoneInfo(zone))
-    return f"valid {begins:%d %b %Y %H:%M} to {_local(end, zone, year=False)}"
+    begins = f"{start.astimezone(ZoneInfo(zone)):%d %b %Y %H:%M}"
+    return words("valid {start} to {end}", start=begins, end=_local(end, zone, year=False))
 
 
 def _local(moment: datetime, zone: str, *, year: bool = True) -> str:
@@ -143,7 +163,7 @@ def _local(moment: datetime, zone: str, *, year: bool = True) -> str:
     return f"{local:%d %b %Y %H:%M %Z}" if year else f"{local:%d %b %H:%M %Z}"
 
 
-_PLACE_LEGEND = {
+PLACE_LEGEND = {
     "city": "city",
     "town": "town",
     "village": "village",
@@ -154,7 +174,7 @@ _PLACE_LEGEND = {
 }
 
 
-_ROUTE_LEGEND = (
+ROUTE_LEGEND = (
     ((ConvoyState.ARRIVED,), "Route, arrived"),
     ((ConvoyState.UNDER_WAY,), "Route, under way (moving dashes)"),
     ((ConvoyState.NOT_DEPARTED, ConvoyState.PLANNED), "Route, not yet departed or planned"),
@@ -208,7 +228,9 @@ def _circle(colour: str) -> str:
 
 
 def title_html(scenario: Scenario, view: MapView) -> str:
+    words = Words(view.language)
+    moment = words("As of {time}", time=times(view.at, scenario.timezone))
     return (
-        f'<div class="corridor-title-main">{esc(scenario.title)}</div>'
-        f'<div class="corridor-title-sub">As of {esc(times(view.at, scenario.timezone))}</div>'
+        f'<div dir="{words.dir}"><div class="corridor-title-main" dir="auto">'
+        f'{esc(scenario.title)}</div><div class="corridor-title-sub">{esc(moment)}</div></div>'
     )

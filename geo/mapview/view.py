@@ -80,6 +80,9 @@ class MapView:
     """The route risk rule's thresholds (None: the defaults)."""
     labels: LabelLanguage = LabelLanguage.ENGLISH
     """The language of the place names printed on the map (English, Arabic or both)."""
+    language: str = "en"
+    """The interface language of the map's title, legend, layer names and popups (see
+    geo.messages.LANGUAGES)."""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
