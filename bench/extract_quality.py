@@ -89,7 +89,10 @@ SETS = {
         "outside Syria, holdout 4 (spent: curated after its first run)",
         WORLD_HOLDOUT_4,
     ),
-    "world-holdout5": ("outside Syria, blind holdout 5", WORLD_HOLDOUT_5),
+    "world-holdout5": (
+        "outside Syria, holdout 5 (spent: curated after its first run)",
+        WORLD_HOLDOUT_5,
+    ),
 }
 DEFAULT_SETS = ["labelled", "holdout1", "holdout2", "arabic", "arabic-holdout", "world"]
 """Every set but the blind holdouts, which are run on purpose (`--set world-holdout2`)."""

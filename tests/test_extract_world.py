@@ -206,3 +206,100 @@ def test_a_sentence_s_first_word_is_no_village_spelled_alike() -> None:
 )
 def test_deported_and_stopping_are_movements(text: str, origin: str, destination: str) -> None:
     assert drafts(text)[0] == (origin, destination)
+
+
+@pytest.mark.parametrize(
+    ("text", "origin", "destination"),
+    [
+        ("Special trains carried some 3,000 people from Lviv to Przemysl overnight.", "Lviv",
+         "Przemyśl"),
+        ("Some families from Gonaives went instead to relatives in Hinche.", "Gonaïves",
+         "Hinche"),
+        ("About 30 trucks made repeated trips from Goma along the lakeside road to Bukavu.",
+         "Goma", "Bukavu"),
+        ("Fishermen in small boats took people from Beira to Quelimane.", "Beira", "Quelimane"),
+        ("Thousands of Yazidis came down from Sinjar to camps at Dohuk.", "Sinjār", "Dihok"),
+    ],
+)  # fmt: skip
+def test_carrying_taking_going_and_trips_are_movements(
+    text: str, origin: str, destination: str
+) -> None:
+    assert drafts(text)[0] == (origin, destination)
+
+
+def test_a_ship_anchored_off_a_port_takes_people_from_it() -> None:
+    text = "Two navy ships anchored off Tripoli on Friday and took about 150 foreigners to Malta."
+    assert drafts(text)[0] == ("Tripoli", "Malta")
+
+
+def test_where_a_road_ends_is_no_destination() -> None:
+    text = "On the south coast, where the road ends at Jacmel, boats took people from Marigot to "
+    assert drafts(text + "Les Cayes.")[0] == ("Marigot", "Les Cayes")
+
+
+@pytest.mark.parametrize(
+    ("text", "origin", "destination"),
+    [
+        ("Trains packed with families continue to arrive from Lviv (Львів) at Przemysl, where "
+         "volunteers wait.", "Lviv", "Przemyśl"),
+        ("Buses arriving from Kherson at Mykolaiv were met by volunteers.", "Kherson",
+         "Mykolayiv"),
+        ("Buses arriving from homes in Kherson at dawn were met by volunteers.", "Kherson", ""),
+    ],
+)  # fmt: skip
+def test_arriving_from_one_place_at_another(text: str, origin: str, destination: str) -> None:
+    assert drafts(text)[0] == (origin, destination)
+
+
+@pytest.mark.parametrize(
+    ("text", "destination"),
+    [
+        ("Two navy ships took about 300 foreigners to Cyprus, with others to follow to Valletta "
+         "and Athens.", "Cyprus"),
+        ("Some 2,000 Ukrainians travelled from Lviv into Poland, then on to Berlin.", "Berlin"),
+        ("Refugees from El Geneina crossed into Chad at Adre.", "Adré"),
+    ],
+)  # fmt: skip
+def test_a_country_ends_a_journey_unless_it_goes_on(text: str, destination: str) -> None:
+    assert drafts(text)[0][1] == destination
+
+
+@pytest.mark.parametrize(
+    ("text", "home", "name", "country"),
+    [
+        ("Refugees reached Adre on foot.", ("SD", "TD"), "Adré", "TD"),  # not Adra, Syria
+        ("Families reached Palma by boat.", ("TZ", "MZ"), "Palma", "MZ"),  # not Majorca's
+    ],
+)
+def test_a_name_of_the_report_s_second_country_is_not_sent_abroad(
+    text: str, home: tuple[str, ...], name: str, country: str
+) -> None:
+    found = extract(text, published=PUBLISHED, home=home)
+    assert [(p.name, p.country_code) for p in found.places] == [(name, country)]
+
+
+def test_a_cleared_camp_is_where_people_are_moved_from() -> None:
+    text = "Troops emptied the villages around Sinjar and took families to Dohuk."
+    assert drafts(text)[0] == ("Sinjār", "Dihok")
+    text = "French police cleared the camp near Calais and took 7,000 migrants to France."
+    assert drafts(text)[0] == ("Calais", "France")
+
+
+@pytest.mark.parametrize(
+    ("text", "home", "names"),
+    [
+        (
+            "Boats left Sittwe (Akyab) for Cox's Bazar.",
+            "BD",
+            ["Sittwe", "Sittwe", "Cox\u2019s Bāzār"],
+        ),
+        ("Buses left Uvira (Uvila) for Bujumbura.", "BI", ["Uvira", "Bujumbura"]),  # no Ovilla
+        ("Families fled Bucha (Буча) for Lviv.", "PL", ["Bucha", "Bucha", "Lviv"]),
+        ("The Islamic State of Iraq and the Levant (ISIL) said so.", "", []),
+    ],
+)
+def test_a_name_in_brackets_after_a_place_is_its_other_spelling(
+    text: str, home: str, names: list[str]
+) -> None:
+    found = extract(text, published=PUBLISHED, home=(home,) if home else ())
+    assert [p.name for p in found.places] == names

