@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from geo import columnar_import, importing
+from geo import importing
 from geo.event_table import EventTable
+from geo.readers import columnar as columnar_import
 from geo.records import Scenario
 
 HEADER = [
