@@ -8,10 +8,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from geo.errors import ProblemLog
-from geo.readers import safezip
 from geo.readers.base import Reader, Table, suffix_of
 from geo.readers.ogr import layer_named, read_layer
-from geo.readers.safezip import ZipLimits
+from geo.readers.safezip import Refusal, ZipLimits, extract, inspect
 
 SUFFIXES = {".zip": "zip", ".kmz": "zip"}  # a KMZ is a zip holding one KML file
 """The names this module reads, and the format each is."""
@@ -29,8 +28,8 @@ def read(
 ) -> list[Table]:
     """The one file of another format a zip holds (read by `inner`, the reader of each suffix
     a member may have), or its Shapefiles; an archive over `limits` is refused unread."""
-    checked = safezip.inspect(path, limits)
-    if isinstance(checked, safezip.Refusal):
+    checked = inspect(path, limits)
+    if isinstance(checked, Refusal):
         log.error(file, "", "", checked.expected, checked.actual)
         return []
     members = [info for info in checked if not _is_junk(info.filename)]
@@ -52,8 +51,8 @@ def read(
         log.error(file, "", "", expected, found)
         return []
     with tempfile.TemporaryDirectory(prefix="corridor-") as folder:
-        written = safezip.extract(path, wanted, Path(folder))
-        if isinstance(written, safezip.Refusal):
+        written = extract(path, wanted, Path(folder))
+        if isinstance(written, Refusal):
             log.error(file, "", "", written.expected, written.actual)
             return []
         if not shapefiles:
