@@ -155,9 +155,6 @@ class Prepared:
         )
 
 
-"""The file types an upload may be (by the end of its name)."""
-
-
 def prepare_upload(data: bytes, name: str, scenario: Scenario, **options: Any) -> Prepared:
     """`prepare` for a file's bytes as uploaded under `name` (read from a temporary copy whose
     suffix is the name's when it is one of `readers.UPLOAD_TYPES`); `options` as `prepare`
