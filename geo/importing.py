@@ -18,15 +18,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from geo import _schema as s
-from geo import changes, columnar_import, event_table, names, readers
+from geo import changes, event_table, names, readers
 from geo._collector import pausing
 from geo._fields import Spot, is_blank
-from geo._safezip import ZipLimits
 from geo._spreadsheet import inert
 from geo.changes import Edit
 from geo.errors import Problem, ProblemLog
 from geo.event_table import EventTable
 from geo.home import scenario_homes
+from geo.readers import ZipLimits, columnar
 from geo.records import PlaceKind, Scenario, Source
 from geo.workspace import Workspace
 
@@ -155,15 +155,12 @@ class Prepared:
         )
 
 
-UPLOAD_TYPES = ("csv", "xlsx", "xls", "ods", "geojson", "json", "kml", "gpx", "gpkg", "zip", "kmz")
-"""The file types an upload may be (by the end of its name)."""
-
-
 def prepare_upload(data: bytes, name: str, scenario: Scenario, **options: Any) -> Prepared:
     """`prepare` for a file's bytes as uploaded under `name` (read from a temporary copy whose
-    suffix is the name's when it is one of UPLOAD_TYPES); `options` as `prepare` takes them."""
+    suffix is the name's when it is one of `readers.UPLOAD_TYPES`); `options` as `prepare`
+    takes them."""
     suffix = Path(name).suffix.lower()
-    suffix = suffix if suffix[1:] in UPLOAD_TYPES else ""
+    suffix = suffix if suffix[1:] in readers.UPLOAD_TYPES else ""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"upload{suffix}"
         path.write_bytes(data)
@@ -206,14 +203,7 @@ def prepare(
     context = _Context(scenario, source.id, label, options, geocoder)
     records: dict[str, Sequence[Any]] = {"sources": [source]}
     size = path.stat().st_size if path.is_file() else 0
-    fast = _read_columns(path, label, size, options, context)
-    if fast is not None:  # (a clean CSV of events: see geo.columnar_import)
-        records.update({layer: [] for layer in ORDER}, events=fast.events)
-        rows = len(fast.events)
-        read_cells = [s.RawRecord(Spot(label, ""), dict.fromkeys(fast.columns, ""))]
-        _warn_unread_columns("events", read_cells, label, log)
-    else:
-        rows = _read_rows(path, label, size, options, context, log, records)
+    rows = _read_file(path, label, size, options, context, log, records)
     records["events"], revised, unchanged = _revisions(records["events"], scenario)
     _warn_vanished([records["events"], revised, unchanged], scenario, label, log)
     problems = tuple(log)
@@ -233,18 +223,7 @@ def prepare(
     )
 
 
-def _read_columns(
-    path: Path, label: str, size: int, options: Options, context: _Context
-) -> columnar_import.Read | None:
-    if size > options.max_bytes or options.swap:
-        return None
-    return columnar_import.read_events(
-        path, label, layer=options.layer, defaults=options.defaults,
-        source_id=context.source_id, known=context.known(),
-    )  # fmt: skip
-
-
-def _read_rows(
+def _read_file(
     path: Path,
     label: str,
     size: int,
@@ -253,16 +232,68 @@ def _read_rows(
     log: ProblemLog,
     records: dict[str, Sequence[Any]],
 ) -> int:
-    """Read the file row by row into `records`, each problem logged; the rows read."""
+    """Read the file into `records`, each problem logged; the rows read."""
+    read = _read(path, label, size, options, context, log)
+    if isinstance(read, columnar.Read):
+        records.update({layer: [] for layer in ORDER}, events=read.events)
+        read_cells = [s.RawRecord(Spot(label, ""), dict.fromkeys(read.columns, ""))]
+        _warn_unread_columns("events", read_cells, label, log)
+        return len(read.events)
+    return _read_rows(read, label, context, log, records)
+
+
+def _read(
+    path: Path, label: str, size: int, options: Options, context: _Context, log: ProblemLog
+) -> columnar.Read | list[readers.Table]:
+    """The file's events read a column at a time when it is a clean CSV of events (see
+    `geo.readers.columnar`), else its raw tables read row by row; a CSV's text is read and
+    sniffed once for both."""
+    sniffed = _sniffed(path, label, size, options)
+    fast = _read_columns(sniffed, label, options, context)
+    if fast is not None:
+        return fast
     if size > options.max_bytes:
         expected = f"a file of at most {options.max_bytes / 2**20:g} MB"
         log.error(label, "", "", expected, f"{size / 2**20:.1f} MB")
-        tables = []
-    else:
-        limits = replace(UNZIPPED_LIMITS, max_total_bytes=4 * options.max_bytes)
-        tables = readers.read_file(
-            path, log=log, name=label, layer=options.layer, limits=limits, sheet=options.sheet
-        )
+        return []
+    limits = replace(UNZIPPED_LIMITS, max_total_bytes=4 * options.max_bytes)
+    return readers.read_file(
+        path,
+        log=log,
+        name=label,
+        layer=options.layer,
+        limits=limits,
+        sheet=options.sheet,
+        sniffed=sniffed,
+    )
+
+
+def _sniffed(path: Path, label: str, size: int, options: Options) -> readers.Sniffed | None:
+    """A CSV file's text and separator, read once (None for other files, or one too large)."""
+    if size > options.max_bytes or readers.format_of(label) != "csv":
+        return None
+    return readers.sniff(path, label)
+
+
+def _read_columns(
+    sniffed: readers.Sniffed | None, label: str, options: Options, context: _Context
+) -> columnar.Read | None:
+    if sniffed is None or options.swap:
+        return None
+    return columnar.read_events(
+        sniffed, label, layer=options.layer, defaults=options.defaults,
+        source_id=context.source_id, known=context.known(),
+    )  # fmt: skip
+
+
+def _read_rows(
+    tables: Sequence[readers.Table],
+    label: str,
+    context: _Context,
+    log: ProblemLog,
+    records: dict[str, Sequence[Any]],
+) -> int:
+    """The raw tables checked row by row into `records`, each problem logged; the rows read."""
     raws: dict[str, list[s.RawRecord]] = {layer: [] for layer in ORDER}
     for table in tables:
         raws[table.layer] += table.rows

@@ -25,11 +25,10 @@ from typing import Any
 from xml.etree.ElementTree import Element
 
 from geo import _fields as f
-from geo import _gpx
 from geo._fields import Field, Spot
 from geo.errors import ProblemLog
 from geo.position_table import FIRST, LAST, HeldReports, PositionTable
-from geo.readers import LATITUDE_ALIASES, LONGITUDE_ALIASES, SUFFIXES, read_file, xml_root
+from geo.readers import LATITUDE_ALIASES, LONGITUDE_ALIASES, SUFFIXES, gpx, read_file, xml_root
 from geo.records import Position
 
 FIELDS = (
@@ -95,7 +94,7 @@ def _gpx_positions(path: Path, file: str, log: ProblemLog) -> list[Position]:
             log.warn(file, "", "", "track points (<trkpt>) only", found)
     return [
         position
-        for number, track, points in _gpx.tracks(root)
+        for number, track, points in gpx.tracks(root)
         for position in _track_positions(track, points, Spot(file, f"track #{number}"), log)
     ]
 
@@ -103,7 +102,7 @@ def _gpx_positions(path: Path, file: str, log: ProblemLog) -> list[Position]:
 def _track_positions(
     track: Element, points: list[Element], spot: Spot, log: ProblemLog
 ) -> list[Position]:
-    convoy = _gpx.child_text(track, "name")
+    convoy = gpx.child_text(track, "name")
     try:
         f.identifier(convoy)
     except f.FieldError as error:
@@ -113,7 +112,7 @@ def _track_positions(
         return []
     found = []
     for number, point in enumerate(points, start=1):
-        cells = {"convoy": convoy, **_gpx.point_cells(point)}
+        cells = {"convoy": convoy, **gpx.point_cells(point)}
         where = f"{spot.where} {convoy!r}, point #{number}"
         found.append(_position(cells, Spot(spot.file, where), log))
     return [position for position in found if position]

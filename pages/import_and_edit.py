@@ -13,7 +13,7 @@ from geo.errors import ConflictError, CorridorError, ValidationError
 from geo.home import scenario_homes
 from geo.importing import MAX_UPLOAD_BYTES, Options, Prepared
 from geo.mapview import MapView
-from geo.readers import LAYERS
+from geo.readers import LAYERS, UPLOAD_TYPES
 from geo.records import Confidence, Control, ConvoyStatus, RoutePrecision, Scenario, TimePrecision
 from geo.safe_html import markdown_literal
 from geo.scenario import iso_local
@@ -75,7 +75,7 @@ def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
                "GPX, GeoPackage, zipped Shapefile; ACLED's export, IOM DTM tables and HXL-tagged "
                "tables from HDX. Valid rows go in; every other row is listed with what was "
                "expected.")  # fmt: skip
-    upload = st.file_uploader("File", type=list(importing.UPLOAD_TYPES), key="import_file")
+    upload = st.file_uploader("File", type=list(UPLOAD_TYPES), key="import_file")
     layer = st.selectbox("Layer", [GUESS, *LAYERS], key="import_layer")
     defaults = default_values(scenario)
     if upload is None:

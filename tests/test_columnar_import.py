@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from geo import columnar_import, importing
+from geo import importing
 from geo.event_table import EventTable
+from geo.readers import columnar as columnar_import
 from geo.records import Scenario
 
 HEADER = [
@@ -270,3 +271,28 @@ def test_a_line_break_inside_quotes_where_arrow_reads_a_new_block_is_kept(
     split = columnar_import._split(text, ",", ["id", "b"])
     assert isinstance(split, dict)
     assert split["id"].to_pylist()[-1] == "a\r\nb"
+
+
+@pytest.mark.parametrize("separator", [",", ";"])
+def test_a_file_is_read_and_sniffed_once_when_the_columnar_path_declines_it(
+    tmp_path: Path, tiny: Scenario, monkeypatch: pytest.MonkeyPatch, separator: str
+) -> None:
+    from geo.readers import text
+
+    rows = [[*ROWS[0][:10], "36,1810", "37,1330", *ROWS[0][12:]], ["", *ROWS[1][1:]]]
+    path = tmp_path / "acled.csv"
+    buffer = io.StringIO(newline="")
+    csv.writer(buffer, delimiter=separator, lineterminator="\n").writerows([HEADER, *rows])
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+    decoded, took = [], []
+    real_decoded, real_read = text.decoded, columnar_import.read_events
+    monkeypatch.setattr(text, "decoded", lambda *a: decoded.append(a[1]) or real_decoded(*a))
+    monkeypatch.setattr(
+        columnar_import, "read_events", lambda *a, **k: took.append(real_read(*a, **k))
+    )
+    prepared = importing.prepare(path, tiny)
+    assert decoded == ["acled.csv"]  # once, for both paths
+    assert took == [None]  # (a blank id to make, or a ';')
+    said = [str(problem) for problem in prepared.problems]
+    assert sum("cells separated by ','" in line for line in said) == (separator == ";")
+    assert len(prepared.records["events"]) == (2 if separator == ";" else 1)  # (36,1810: no ;)

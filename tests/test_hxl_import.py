@@ -9,8 +9,9 @@ import hxl as libhxl
 import pytest
 
 from geo import _schema as s
-from geo import columnar_import, hxl, importing
+from geo import hxl, importing
 from geo.importing import Options
+from geo.readers import columnar as columnar_import
 from geo.records import FigureKind, Scenario
 
 PLACES = """Town,Y,X,Country,Remarks

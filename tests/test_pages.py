@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from geo import readers
+
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = ROOT / "tests" / "data" / "reports" / "aleppo-evacuation-2016-12-15.txt"
 
@@ -29,6 +31,14 @@ def test_the_name_typed_on_one_page_is_the_name_on_the_next(workspace: Path | st
     assert app.sidebar.text_input(key="who:report").value == "Rania"
     app.switch_page("pages/import_and_edit.py").run()
     assert app.sidebar.text_input(key="who:import").value == "Rania"
+
+
+@pytest.mark.geopackage_only
+def test_the_upload_accepts_every_format_the_command_line_reads(workspace: Path | str) -> None:
+    app = AppTest.from_file(str(ROOT / "pages" / "import_and_edit.py"), default_timeout=60).run()
+    assert not app.exception
+    (upload,) = app.get("file_uploader")
+    assert list(upload.proto.type) == list(readers.SUFFIXES)  # .kmz and .xlsm among them
 
 
 def test_without_a_name_both_pages_write_the_same_session_label(workspace: Path | str) -> None:

@@ -6,6 +6,7 @@ or feature, and what was expected.
 
 from __future__ import annotations
 
+import inspect
 import json
 import shutil
 import tempfile
@@ -20,6 +21,7 @@ import pytest
 import shapely
 from shapely.geometry import LineString, Point
 
+from geo import readers
 from geo.errors import ProblemLog, ValidationError
 from geo.readers import FORMATS, LAYERS, Table, ZipLimits, detect_format, iso_date, read_file
 
@@ -594,3 +596,24 @@ def test_text_in_utf16_is_still_text(tmp_path: Path) -> None:
     log = ProblemLog()
     [table] = read_file(path, log=log)
     assert [row.cells["name"] for row in table.rows] == ["Idlib"]
+
+
+def test_every_registered_reader_answers_the_reader_interface(tmp_path: Path) -> None:
+    assert set(readers.SUFFIXES.values()) == set(FORMATS) == set(readers.READERS)
+    for module in readers.MODULES:
+        assert all(readers.READERS[found] is module.read for found in module.SUFFIXES.values())
+    for found, reader in readers.READERS.items():
+        assert list(inspect.signature(reader).parameters)[:5] == [
+            "path", "file", "layer", "log", "limits",
+        ]  # fmt: skip
+        log = ProblemLog()
+        name = f"absent.{found}"
+        assert reader(tmp_path / name, name, None, log, ZipLimits()) == []
+        assert [(problem.file, problem.severity) for problem in log] == [(name, "error")]
+
+
+def test_the_upload_types_are_every_suffix_read() -> None:
+    assert tuple(suffix[1:] for suffix in readers.SUFFIXES) == readers.UPLOAD_TYPES
+    for suffix in readers.SUFFIXES:
+        assert detect_format(f"file{suffix.upper()}") == readers.SUFFIXES[suffix]
+    assert {"kmz", "xlsm", "json", "gpkg"} <= set(readers.UPLOAD_TYPES)

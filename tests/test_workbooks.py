@@ -8,9 +8,10 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from geo import _workbook, cli, importing, readers
+from geo import cli, importing, readers
 from geo.errors import ProblemLog
 from geo.importing import Options
+from geo.readers import workbook as _workbook
 from geo.records import FigureKind, Scenario
 from geo.workspace import Workspace
 

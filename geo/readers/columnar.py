@@ -1,14 +1,4 @@
-"""Events from a CSV read, filled and checked a column at a time; None wherever a row must speak.
-
-A million ACLED rows made a million dicts three times over (read, filled, parsed) before
-a record was built. Here Arrow's CSV reader splits the rows by the rules of Python's (so cells
-are exactly what the row-by-row path sees; Python's splits what Arrow's cannot) into Arrow
-columns, and every cell rule of that path (blank cells, spreadsheet quotes, ACLED's dates,
-defaults, the parsers) is applied to each distinct value of a column. Whenever that path
-would say anything about the file (an encoding guessed, a row of the wrong length, a cell
-refused, an id repeated, an id to make), this gives up and the row-by-row path reads the file
-again and says it, row by row.
-"""
+"""Events from a CSV read, filled and checked a column at a time; None wherever a row must speak."""
 
 from __future__ import annotations
 
@@ -27,10 +17,14 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from geo import _schema as s
-from geo import hxl, readers
+from geo import hxl
 from geo._spreadsheet import restored
 from geo.errors import ProblemLog
 from geo.event_table import EventTable, from_cells
+from geo.readers.acled import is_acled, iso_date
+from geo.readers.base import suffix_of
+from geo.readers.delimited import SUFFIXES
+from geo.readers.text import Sniffed, csv_keys, csv_layer, sniff
 
 ROWS_AT_ONCE = 65_536
 """Rows split by the CSV reader before they are turned into columns (the rows as Python lists
@@ -54,7 +48,7 @@ class Read:
 
 
 def read_events(
-    path: Path,
+    source: Path | Sniffed,
     label: str,
     *,
     layer: str | None,
@@ -62,17 +56,26 @@ def read_events(
     source_id: str,
     known: s.Known,
 ) -> Read | None:
-    """The events of a CSV file as the row-by-row import would make them, with `defaults`
-    for blank cells and `source_id` where the source is blank; None when it would report
-    anything (then it must read the file itself)."""
-    if readers._format_of(label) != "csv" or layer not in (None, "events"):
+    """The events of a CSV file (its path, or the file as `sniff` read it) as the row-by-row
+    import would make them, with `defaults` for blank cells and `source_id` where the source
+    is blank; None when it would report anything (then the row-by-row path reads it, reusing
+    what was sniffed, and says it row by row).
+
+    A million ACLED rows made a million dicts three times over (read, filled, parsed) before a
+    record was built. Here Arrow's CSV reader splits the rows by the rules of Python's (so
+    cells are exactly what the row-by-row path sees; Python's splits what Arrow's cannot) into
+    Arrow columns, and every cell rule of that path (blank cells, spreadsheet quotes, ACLED's
+    dates, defaults, the parsers) is applied to each distinct value of a column. Whenever that
+    path would say anything about the file (an encoding guessed, a row of the wrong length, a
+    cell refused, an id repeated, an id to make), this gives up.
+    """
+    if suffix_of(label) not in SUFFIXES or layer not in (None, "events"):
         return None
+    sniffed = source if isinstance(source, Sniffed) else sniff(source, label)
+    if sniffed.said:
+        return None  # (an encoding guessed, another separator, or not a readable text file)
     quiet = ProblemLog()
-    try:
-        content = readers._decoded(path.read_bytes(), label, quiet)
-    except OSError:
-        return None
-    delimiter = readers._delimiter(content, label, quiet)
+    content, delimiter = sniffed.text, sniffed.delimiter
     untagged = _untagged(content, delimiter)
     if untagged is None:
         return None  # (a hashtag row elsewhere: the row-by-row path reads it by its tags)
@@ -82,10 +85,10 @@ def read_events(
         header = [cell.strip() for cell in next(rows, [])]
     except csv.Error:
         return None
-    if not header or (layer or readers._csv_layer(header)) != "events":
+    if not header or (layer or csv_layer(header)) != "events":
         return None
-    acled = readers._is_acled(header)
-    keys = readers._csv_keys(header, "events", label, quiet, acled=acled)
+    acled = is_acled(header)
+    keys = csv_keys(header, "events", label, quiet, acled=acled)
     read = [key for key in keys if key]
     if (
         len(quiet)
@@ -101,7 +104,7 @@ def read_events(
     size = len(next(iter(cells.values())))
     cells = {key: _normalised(column) for key, column in cells.items()}
     if acled and "date" in cells:
-        cells["date"] = _mapped(cells["date"], readers.iso_date)
+        cells["date"] = _mapped(cells["date"], iso_date)
     for key, value in {**defaults, "source": defaults.get("source", source_id)}.items():
         cells[key] = _filled(cells.get(key), value, size)
     if pc.any(pc.equal(cells["id"], "")).as_py():
@@ -126,7 +129,7 @@ def _untagged(content: str, delimiter: str) -> str | None:
     if index is None:
         return content
     lines = content.split("\n", 2)
-    if index != 1 or len(lines) < 2 or not readers._is_acled(head[0]):
+    if index != 1 or len(lines) < 2 or not is_acled(head[0]):
         return None
     if next(csv.reader([lines[1]], delimiter=delimiter), None) != head[1]:
         return None  # (the tags' row is not one line as written)

@@ -1,13 +1,10 @@
-"""KML placemarks as raw records: their name, description, extended data and geometry.
-
-The parser works on an element tree whose tags have had their namespace removed (the reader
-parses with defusedxml and strips `{http://www.opengis.net/kml/2.2}`, or finds none).
-"""
+"""KML files: placemarks as raw records (name, description, extended data, geometry) by folder."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from xml.etree.ElementTree import Element
 
@@ -18,7 +15,12 @@ from shapely.geometry.base import BaseGeometry
 from geo._fields import Spot
 from geo._schema import RawRecord
 from geo.errors import ProblemLog
+from geo.readers.base import Table, tables
+from geo.readers.safezip import ZipLimits
+from geo.readers.text import xml_root
 
+SUFFIXES = {".kml": "kml"}
+"""The names this module reads, and the format each is (a .kmz is a zip: see `zipped`)."""
 COMMA = re.compile(r"\s*,\s*")
 ANY_GEOMETRY = "a Point, LineString, Polygon, MultiGeometry or gx:Track"
 GEOMETRIES = ("Point", "LineString", "LinearRing", "Polygon", "MultiGeometry", "Track",
@@ -32,6 +34,15 @@ class KmlGeometryError(ValueError):
         super().__init__(expected)
         self.expected = expected
         self.actual = actual
+
+
+def read(
+    path: Path, file: str, layer: str | None, log: ProblemLog, limits: ZipLimits
+) -> list[Table]:
+    """A KML file's placemarks as tables by layer (parsed with defusedxml, the namespace
+    `{http://www.opengis.net/kml/2.2}` stripped, or none found); `limits` is not used."""
+    root = xml_root(path, file, "kml", log)
+    return [] if root is None else tables(placemarks(root, file, log), layer, log)
 
 
 def placemarks(root: Element, file: str, log: ProblemLog) -> list[tuple[str, RawRecord]]:

@@ -1,8 +1,4 @@
-"""GPX waypoints, tracks and routes as raw records (a track's segments joined into one line).
-
-The parser works on an element tree whose tags have had their namespace removed (GPX 1.1,
-GPX 1.0 or none). Elevations are not read: Corridor's maps are two-dimensional.
-"""
+"""GPX files: waypoints, tracks and routes as raw records (a track's segments one line)."""
 
 from __future__ import annotations
 
@@ -10,6 +6,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 from xml.etree.ElementTree import Element
 
@@ -18,7 +15,12 @@ from shapely.geometry import LineString, Point
 from geo._fields import Spot
 from geo._schema import RawRecord
 from geo.errors import ProblemLog
+from geo.readers.base import Table, tables
+from geo.readers.safezip import ZipLimits
+from geo.readers.text import xml_root
 
+SUFFIXES = {".gpx": "gpx"}
+"""The names this module reads, and the format each is."""
 WAYPOINTS, TRACKS, ROUTES = "waypoints", "tracks", "routes"
 
 
@@ -27,6 +29,15 @@ class _Vertex:
     lon: float
     lat: float
     time: str
+
+
+def read(
+    path: Path, file: str, layer: str | None, log: ProblemLog, limits: ZipLimits
+) -> list[Table]:
+    """A GPX file (1.1, 1.0 or no namespace) as tables by layer; elevations are not read, the
+    maps being two-dimensional, and `limits` is not used."""
+    root = xml_root(path, file, "gpx", log)
+    return [] if root is None else tables(items(root, file, log), layer, log)
 
 
 def items(root: Element, file: str, log: ProblemLog) -> list[tuple[str, RawRecord]]:
