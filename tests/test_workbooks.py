@@ -12,7 +12,7 @@ from geo import _workbook, cli, importing, readers
 from geo.errors import ProblemLog
 from geo.importing import Options
 from geo.records import FigureKind, Scenario
-from geo.workspace import Workspace
+from geo.store import Workspace
 
 IMPORTS = Path(__file__).parent / "data" / "import"
 
