@@ -193,7 +193,7 @@ def forget_read_marks() -> None:
 
 def viewer_only(workspace: Workspace) -> bool:
     """Whether the workspace is a team's in PostGIS opened by a viewer, who may not edit (the
-    database refuses its writes: `geo.team`); says so on the page when it is."""
+    database refuses its writes: `geo.store.team`); says so on the page when it is."""
     if not workspace.shared:
         return False
     try:
