@@ -10,8 +10,7 @@ import psycopg
 from psycopg import sql
 
 from geo.store import postgis_sql
-from geo.store.layout import FID, SCENARIO_ID
-from geo.store.postgis_sql import GEOMETRY
+from geo.store.layout import FID, GEOMETRY, SCENARIO_ID
 
 
 @dataclass(frozen=True)

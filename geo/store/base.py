@@ -233,6 +233,7 @@ class Workspace(abc.ABC):
         return self.settled(self._scenario_ids)
 
     def _scenario_ids(self) -> list[str]:
+        """The scenario ids as read now (no snapshot of its own)."""
         if not self.exists() or SCENARIOS_LAYER not in self.layer_names():
             return []
         return sorted(str(value) for value in self.table(SCENARIOS_LAYER)[SCENARIO_ID])
@@ -271,6 +272,7 @@ class Workspace(abc.ABC):
 
     @pausing
     def _load(self, scenario_id: str | None) -> Scenario:
+        """The scenario read and checked (no cache): its events as columns where they can be."""
         scenario_id = self._resolve(scenario_id)
         log = ProblemLog()
         meta = self._meta(scenario_id, log)
@@ -320,6 +322,7 @@ class Workspace(abc.ABC):
         return event_table.checked(columns, geometry, s.Known(sources=sources))
 
     def _resolve(self, scenario_id: str | None) -> str:
+        """The id asked for, or the only scenario's; ScenarioNotFoundError naming those held."""
         ids = self.scenario_ids()
         if scenario_id is None and len(ids) == 1:
             return ids[0]
@@ -332,6 +335,7 @@ class Workspace(abc.ABC):
         )
 
     def _meta(self, scenario_id: str, log: ProblemLog) -> dict[str, Any]:
+        """The scenario's row of the scenarios layer, parsed (problems told in `log`)."""
         table = self.table(SCENARIOS_LAYER)
         row = row_cells(table[table[SCENARIO_ID] == scenario_id])[0]
         row["id"] = row.pop(SCENARIO_ID)
@@ -339,6 +343,7 @@ class Workspace(abc.ABC):
         return f.parse_fields(row, meta_fields(), spot, log) or {}
 
     def _raws(self, layer: Layer, scenario_id: str) -> list[s.RawRecord]:
+        """The scenario's rows of a layer as raw records, each with where it was read."""
         table = self.table(layer.kind.name)
         rows = table[table[SCENARIO_ID] == scenario_id]
         geometries = list(rows.geometry) if layer.geometry_type else [None] * len(rows)

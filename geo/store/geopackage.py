@@ -46,6 +46,7 @@ from geo.store.gpkg_save import (
 from geo.store.layout import (
     CRS,
     FID,
+    GEOMETRY,
     KINDS_BY_NAME,
     LAYERS,
     SCENARIO_ID,
@@ -56,8 +57,6 @@ from geo.store.layout import (
 )
 
 T = TypeVar("T")
-GEOMETRY = "geom"
-"""The geometry column's name in the layers a copy reads and writes (`export_layers`)."""
 REWRITE_AT = 50_000
 """Rows added to a layer at once from which the layer is written anew, when they outnumber
 the rows it holds and none was removed (an R-tree filled row by row cost a million events

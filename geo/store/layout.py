@@ -46,6 +46,8 @@ POSITION_FIELDS = (SCENARIO_ID, "convoy", "time", "latitude", "longitude", "spee
 TIME_FIELDS = {s.EVENTS.name: "date", POSITIONS_LAYER: "time"}
 """The large layers read by time window (`geo.store.windows`), and each one's time field."""
 GEOCODE_CACHE_LAYER = "geocode_cache"
+GEOMETRY = "geom"
+"""The geometry column (WKB) of a PostGIS table and of a layer as copied (`export_layers`)."""
 
 assert list(POSITION_FIELDS[1:]) == [field.name for field in dataclasses.fields(Position)]
 

@@ -35,6 +35,7 @@ from geo.store.frames import as_stored, event_frame, records_frame, scenario_tab
 from geo.store.layout import (
     CRS,
     FID,
+    GEOMETRY,
     GEOMETRY_OF,
     KINDS_BY_NAME,
     LAYERS,
@@ -45,7 +46,6 @@ from geo.store.layout import (
     Window,
 )
 from geo.store.listener import Listener
-from geo.store.postgis_sql import GEOMETRY
 
 T = TypeVar("T")
 

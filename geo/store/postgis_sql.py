@@ -28,6 +28,7 @@ from geo.store import _idle_connections
 from geo.store.layout import (
     FID,
     GEOCODE_CACHE_LAYER,
+    GEOMETRY,
     POSITIONS_LAYER,
     SCENARIO_ID,
     TIME_FIELDS,
@@ -50,7 +51,6 @@ and 15 s when something sent waits unanswered (a kept connection's first stateme
 TCP alone would wait for many minutes."""
 REGISTRY = "corridor_layers"
 """The table that lists a PostGIS workspace's layers, in their GeoPackage order."""
-GEOMETRY = "geom"
 SRID = 4326
 INDEXED_TIMES = TIME_FIELDS
 """The layers read by time window, and each one's time field."""

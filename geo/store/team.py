@@ -27,7 +27,7 @@ from psycopg import sql
 
 from geo.errors import WorkspaceError
 from geo.store import postgis_sql
-from geo.store.layout import FID, GEOCODE_CACHE_LAYER, POSITIONS_LAYER, LayerInfo
+from geo.store.layout import FID, GEOCODE_CACHE_LAYER, GEOMETRY, POSITIONS_LAYER, LayerInfo
 
 VIEWER, EDITOR, ADMIN = "corridor_viewer", "corridor_editor", "corridor_admin"
 ROLES = {"viewer": VIEWER, "editor": EDITOR, "admin": ADMIN}
@@ -153,7 +153,7 @@ def _change_log(connection: psycopg.Connection[Any], done: list[str]) -> None:
         empty = pa.table(
             {FID: pa.array([], pa.int64())}
             | {column: pa.array([], kind) for column, kind in columns}
-            | ({postgis_sql.GEOMETRY: pa.array([], pa.binary())} if geometry_type else {})
+            | ({GEOMETRY: pa.array([], pa.binary())} if geometry_type else {})
         )
         postgis_sql.write_layer(connection, LayerInfo(name, geometry_type), empty)
         done.append(f"table {name} created")
