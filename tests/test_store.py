@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from geo.errors import WorkspaceError
-from geo.store import GeoPackageWorkspace, PostgisWorkspace, Workspace, open_workspace
+from geo.store import GeoPackageWorkspace, Workspace, open_workspace
+from geo.store.postgis import PostgisWorkspace
 
 BACKENDS = (GeoPackageWorkspace, PostgisWorkspace)
 

@@ -24,7 +24,6 @@ from geo.store.layout import (
     Window,
 )
 from geo.store.positions import add_positions, positions
-from geo.store.postgis import PostgisWorkspace
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 """A workspace named by a URL of these is in PostGIS (`geo.store.postgis`)."""
@@ -49,7 +48,6 @@ __all__ = [
     "Layer",
     "LayerInfo",
     "Notifications",
-    "PostgisWorkspace",
     "Version",
     "Window",
     "Workspace",
@@ -65,6 +63,8 @@ def open_workspace(location: Path | str, *, lock_seconds: float = LOCK_SECONDS) 
     """The workspace at `location`: a `postgresql://` URL (text) is a PostGIS schema, anything
     else a GeoPackage's path (the only place one is told from the other)."""
     if isinstance(location, str) and location.startswith(URL_SCHEMES):
+        from geo.store.postgis import PostgisWorkspace  # (psycopg loaded only when needed)
+
         return PostgisWorkspace(location, lock_seconds=lock_seconds)
     return GeoPackageWorkspace(location, lock_seconds=lock_seconds)
 
