@@ -33,8 +33,8 @@ from geo.records import Confidence, ConvoyStatus, Scenario
 from geo.safe_html import markdown_literal
 from geo.scenario import read_scenario
 from geo.settings import Settings
+from geo.store import Notifications, Workspace, add_positions, open_workspace, positions
 from geo.viewport import ViewRequest
-from geo.workspace import Workspace, add_positions, positions
 from pages.shared.session import (
     SERVED_EVENTS,
     language,
@@ -74,28 +74,22 @@ def isolated(text: object) -> str:
 def _modified(location: Path | str) -> float:
     """What changes when the workspace is written: a file's time, a PostGIS workspace's
     version (0 when there is no workspace)."""
-    if isinstance(location, Path):
-        return location.stat().st_mtime if location.exists() else 0.0
-    version = Workspace(location).version()
-    return float(version[1]) if version else 0.0
+    return open_workspace(location).modified()
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def signed_in(url: str) -> tuple[str, str]:
     """The database role a PostGIS workspace URL signs in as, and its team role (asked once
     per URL, not on every rerun)."""
-    found: tuple[str, str] = Workspace(url).signed_in()  # type: ignore[attr-defined]
-    return found
+    return open_workspace(url).signed_in()
 
 
 @st.cache_resource(show_spinner=False)
-def workspace_listener(database: str, _url: str) -> Any:
+def workspace_listener(database: str, _url: str) -> Notifications | None:
     """One listener per server process for a PostGIS workspace's writes (LISTEN/NOTIFY), shared
     by every session on that `database` whatever role it signed in as (it listens as the role
     of the first, `_url`: any role may listen)."""
-    from geo.postgis_store import Listener
-
-    return Listener(_url)
+    return open_workspace(_url).listener()
 
 
 def watch_workspace() -> None:
@@ -103,11 +97,12 @@ def watch_workspace() -> None:
     WATCH_SECONDS: the listener counts the database's notifications, and a fragment that
     looks at it every WATCH_SECONDS reruns the app when it moved."""
     location = workspace_location()
-    if isinstance(location, Path) or ss.get("read_only"):
+    workspace = open_workspace(location)
+    if not workspace.shared or ss.get("read_only"):
         return
-    from geo.postgis import without_login
-
-    listener = workspace_listener(without_login(location), location)
+    listener = workspace_listener(workspace.without_login(), location)
+    if listener is None:
+        return
 
     @st.fragment(run_every=WATCH_SECONDS)
     def watch() -> None:
@@ -128,7 +123,7 @@ WATCH_SECONDS = 0.5
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def workspace_ids(path: str, modified: float) -> list[str]:
-    return Workspace(path).scenario_ids()
+    return open_workspace(path).scenario_ids()
 
 
 # A Scenario is immutable (frozen records in tuples), so every session can share the one loaded
@@ -136,7 +131,7 @@ def workspace_ids(path: str, modified: float) -> list[str]:
 # per-scenario indexes (geo._memo, by identity) would be made again each time.
 @st.cache_resource(show_spinner="Loading the scenario…", max_entries=4)
 def load_from_workspace(path: str, scenario_id: str, modified: float) -> Scenario:
-    return settled(Workspace(path).load(scenario_id))
+    return settled(open_workspace(path).load(scenario_id))
 
 
 @st.cache_resource(show_spinner="Loading the scenario…", max_entries=4)
@@ -169,13 +164,13 @@ def choose_scenario() -> Scenario:
     modified = _modified(workspace)
     ids = workspace_ids(str(workspace), modified) if modified else []
     if not ids:
-        shown = Workspace(workspace).label  # (a URL without its password)
+        shown = open_workspace(workspace).label  # (a URL without its password)
         st.sidebar.info(t("No workspace at {path}; showing the shipped scenario.", path=shown))
         return load_from_folder(str(SETTINGS.default_scenario_dir))
     default = ids.index(SETTINGS.default_scenario) if SETTINGS.default_scenario in ids else 0
     chosen = st.sidebar.selectbox(t("Scenario"), ids, index=default, key="scenario")
-    st.sidebar.caption(t("Workspace: `{path}`", path=Workspace(workspace).label))
-    if not isinstance(workspace, Path):
+    st.sidebar.caption(t("Workspace: `{path}`", path=open_workspace(workspace).label))
+    if open_workspace(workspace).shared:
         role, team_role = signed_in(workspace)
         st.sidebar.caption(t("Signed in as {role} ({team})", role=role, team=team_role or "-"))
     return load_from_workspace(str(workspace), chosen, modified)
@@ -425,7 +420,7 @@ def follow(scenario: Scenario, path: str) -> tuple[dict[str, Any], Sequence[Any]
     kept only in local variables.
     """
     log = ProblemLog()
-    workspace = Workspace(workspace_location())
+    workspace = open_workspace(workspace_location())
     try:
         feed = live_feed(scenario, path, workspace)
         feed.poll(log)
@@ -696,13 +691,13 @@ def sources(scenario: Scenario) -> None:
 
 def ways_out() -> None:
     """A broken or locked workspace: read the shipped scenario, or rebuild from the last dump."""
-    workspace = Workspace(workspace_location())
+    workspace = open_workspace(workspace_location())
     saved = changes.dumps(workspace)
     columns = st.columns(2)
     if columns[0].button(t("Open the shipped scenario read-only"), key="open_read_only"):
         ss.read_only = True
         st.rerun()
-    if not isinstance(workspace.location, Path):  # a team's database: never written over
+    if workspace.shared:  # a team's database: never written over
         st.caption("The team workspace is in PostGIS: ask its admin to look at it (QGIS or "
                    "psql), or open the shipped scenario read-only.")  # fmt: skip
         return

@@ -33,7 +33,7 @@ ASSETS = [  # the files geo/assets.py reads, the images their styles use, and ea
     "supercluster/dist/*",
 ]
 
-packages = ["geo", "geo.mapview", "geo.reading", "corridor_data"]
+packages = ["geo", "geo.mapview", "geo.readers", "geo.reading", "geo.store", "corridor_data"]
 folders = {"corridor_data": "data"}
 files = {"corridor_data": DATA}
 if (HERE / "assets" / "node_modules").is_dir():

@@ -34,9 +34,9 @@ from geo.mapview import MapView, build_map  # noqa: E402
 from geo.records import Scenario  # noqa: E402
 from geo.scenario import read_scenario  # noqa: E402
 from geo.settings import Settings  # noqa: E402
+from geo.store import open_workspace  # noqa: E402
 from geo.synthetic import generate  # noqa: E402
 from geo.timeline import opening_step  # noqa: E402
-from geo.workspace import Workspace  # noqa: E402
 
 RUNS = 15
 PAGE_LOADS = 11
@@ -224,7 +224,7 @@ def main() -> None:
         label = f"synthetic scenario, {args.events:,} events and {args.convoys:,} convoys"
     with tempfile.TemporaryDirectory() as scratch:
         workspace = Path(scratch) / "workspace.gpkg"
-        Workspace(workspace).save(scenario)
+        open_workspace(workspace).save(scenario)
         rows = server_side(workspace, scenario) + page_load(workspace)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     rows.append(("peak memory of this benchmark's process (RSS; it made the scenario)",

@@ -3,7 +3,7 @@ index) against GeoParquet read by DuckDB, for what the map asks: one time window
 
 Writes N invented events over five years of Syria in both stores (the GeoPackage is a
 workspace holding them as one scenario, written by `Workspace.save`), then times the queries
-the dashboard and exports make (`geo.windows.rows_in` for the workspace): a week over the
+the dashboard and exports make (`geo.store.windows.rows_in` for the workspace): a week over the
 whole country, a month around Aleppo, a day at the zoom of a city,
 each returning the columns the map draws. Prints write times, file sizes and query medians
 (of `--repeat` runs; PostGIS on a connection kept between them, as the dashboard's);
@@ -14,8 +14,8 @@ DuckDB is not a Corridor requirement: this script says so and skips it when it i
 
 Then the same scenario in a PostGIS workspace (issue 22: `--postgis URL`, a database with
 PostGIS; by default the tests' `postgresql://postgres@127.0.0.1:5432/corridor_test`), in a
-schema of its own dropped after: written by `Workspace(url).save`, and the same queries
-through `geo.windows.rows_in` (GiST index on the points, (scenario, date) index).
+schema of its own dropped after: written by `open_workspace(url).save`, and the same queries
+through `geo.store.windows.rows_in` (GiST index on the points, (scenario, date) index).
 """
 
 from __future__ import annotations
@@ -41,11 +41,11 @@ import shapely
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from geo import synthetic, windows
+from geo import synthetic
 from geo.event_table import EventTable
 from geo.records import Source
-from geo.windows import Extent
-from geo.workspace import Workspace
+from geo.store import open_workspace, windows
+from geo.store.windows import Extent
 
 FIRST_DAY = date(2012, 1, 1)
 DAYS = 5 * 365
@@ -88,12 +88,12 @@ def write_workspace(table: EventTable, path: Path | str) -> None:
         Source("acled", "ACLED export (invented here)", "ACLED", date(2016, 12, 31)),
     )
     scenario = replace(base, id="syria", sources=sources, events=table)
-    Workspace(path).save(scenario)
+    open_workspace(path).save(scenario)
 
 
 def query_workspace(path: Path | str, days: tuple[date, date], box: Extent) -> pd.DataFrame:
-    """What the map asks: `geo.windows.rows_in`, the columns it draws."""
-    return windows.rows_in(Workspace(path), "events", "syria", start=days[0], end=days[1],
+    """What the map asks: `geo.store.windows.rows_in`, the columns it draws."""
+    return windows.rows_in(open_workspace(path), "events", "syria", start=days[0], end=days[1],
                            extent=box, columns=SHOWN)  # fmt: skip
 
 
@@ -154,7 +154,9 @@ def main() -> None:
     except ImportError:
         duckdb = None
         print("duckdb is not installed: GeoParquet is skipped (pip install duckdb)")
-    stores = {"workspace GeoPackage (geo.windows)": (write_workspace, query_workspace, "gpkg")}
+    stores = {
+        "workspace GeoPackage (geo.store.windows)": (write_workspace, query_workspace, "gpkg")
+    }
     stores["the same file through SQLite alone"] = (None, query_geopackage_sql, "gpkg")
     if duckdb is not None:
         stores[f"GeoParquet (DuckDB {duckdb.__version__})"] = (
@@ -200,7 +202,7 @@ def in_postgis(table: EventTable, database: str, repeat: int) -> None:
         with psycopg.connect(url) as connection:
             row = connection.execute("SELECT pg_total_relation_size('events')").fetchone()
         megabytes = (row[0] if row else 0) / 2**20
-        print(f"\nPostGIS workspace (geo.windows): written in {written:.1f} s, events table "
+        print(f"\nPostGIS workspace (geo.store.windows): written in {written:.1f} s, events table "
               f"with its indexes {megabytes:.0f} MB")  # fmt: skip
         for label, (days, box) in QUERIES.items():
             seconds, found = timed(repeat, functools.partial(query_workspace, url, days, box))

@@ -25,7 +25,7 @@ import pandas as pd
 from geo import importing
 from geo.scenario import read_scenario
 from geo.settings import Settings
-from geo.workspace import Workspace
+from geo.store import Workspace, open_workspace
 
 COLUMNS = [
     "event_id_cnty", "event_date", "year", "time_precision", "disorder_type", "event_type",
@@ -102,7 +102,7 @@ def main() -> None:
             write_acled(first, rows)
             write_acled(newer, rows + args.new, revised=args.revised)
             plain = plain_geopandas(first, Path(scratch) / "plain.gpkg")
-            workspace = Workspace(Path(scratch) / "workspace.gpkg")
+            workspace = open_workspace(Path(scratch) / "workspace.gpkg")
             workspace.save(scenario)
             took, _ = corridor(first, workspace, scenario.id)
             again, did = corridor(newer, workspace, scenario.id)

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from geo import importing
 from geo.scenario import read_scenario
 from geo.settings import Settings
-from geo.workspace import Workspace
+from geo.store import open_workspace
 
 GOVERNORATES = ("Aleppo", "Idlib", "Hama", "Homs", "Latakia", "Tartus", "Rif Dimashq", "Daraa")
 
@@ -61,7 +61,7 @@ def main() -> None:
                 path = Path(scratch) / "places.csv"
                 write_csv(path, rows, ids=ids, country=country)
                 megabytes = path.stat().st_size / 2**20
-                workspace = Workspace(Path(scratch) / "workspace.gpkg")
+                workspace = open_workspace(Path(scratch) / "workspace.gpkg")
                 workspace.save(scenario)
                 started = time.perf_counter()
                 prepared = importing.prepare(path, scenario)

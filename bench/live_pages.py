@@ -35,7 +35,7 @@ from geo import changes  # noqa: E402
 from geo.changes import Edit  # noqa: E402
 from geo.chromium import LAUNCH_ARGS, find_chromium  # noqa: E402
 from geo.scenario import read_scenario  # noqa: E402
-from geo.workspace import Workspace  # noqa: E402
+from geo.store import open_workspace  # noqa: E402
 
 
 def shown(page: Page, text: str) -> bool:
@@ -53,7 +53,7 @@ def main() -> None:
         connection.execute(f"CREATE SCHEMA {schema}")
     url = f"{args.postgis}?options={quote(f'-csearch_path={schema},public')}"
     try:
-        workspace = Workspace(url)
+        workspace = open_workspace(url)
         workspace.path = Path("/tmp") / f"{schema}.gpkg"  # (its dumps)
         scenario = read_scenario(SHIPPED_DIR)
         workspace.save(scenario)

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from geo import changes, synthetic
 from geo.changes import Edit
 from geo.errors import ConflictError
-from geo.workspace import Workspace
+from geo.store import open_workspace
 
 CLASH = 10
 SHARED = 0
@@ -36,8 +36,7 @@ SHARED = 0
 
 def writer(location: str, number: int, edits: int, start: float, results: object) -> None:
     """One analyst: EDITS edits to its own convoy, every CLASH-th to the shared one instead."""
-    workspace = Workspace(location if location.startswith("postgres") else Path(location),
-                          lock_seconds=300)  # fmt: skip
+    workspace = open_workspace(location, lock_seconds=300)
     scenario_id = workspace.scenario_ids()[0]
     convoys = [c.id for c in workspace.load(scenario_id).convoys]
     mine, shared = convoys[number + 1], convoys[SHARED]
@@ -61,7 +60,7 @@ def writer(location: str, number: int, edits: int, start: float, results: object
 
 
 def run(location: str, writers: int, edits: int) -> None:
-    workspace = Workspace(location if location.startswith("postgres") else Path(location))
+    workspace = open_workspace(location)
     scenario = synthetic.generate(events=0, convoys=writers + 1, zones=1)
     workspace.save(scenario)
     spawn = multiprocessing.get_context("spawn")  # (a fork copies GDAL's and Arrow's threads
@@ -80,7 +79,7 @@ def run(location: str, writers: int, edits: int) -> None:
     done = sum(c[1] for c in counts)
     refused = sum(c[2] for c in counts)
     log = changes.history(workspace, scenario.id)
-    final = {c.id: c for c in Workspace(workspace.location).load(scenario.id).convoys}
+    final = {c.id: c for c in open_workspace(workspace.location).load(scenario.id).convoys}
     own = [final[scenario.convoys[n + 1].id].people for n in range(writers)]
     last = max(v for v in range(1, edits + 1) if v % CLASH)
     ends = sum(1 for count in own if count is not None and count.low == last)

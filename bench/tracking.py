@@ -38,8 +38,8 @@ from geo.errors import ProblemLog
 from geo.position_table import PositionTable
 from geo.positions import Feed, read_positions
 from geo.records import Scenario
+from geo.store import add_positions, open_workspace, positions
 from geo.tracking import Position, Rules, track_states
-from geo.workspace import Workspace, add_positions, positions
 
 CONVOYS, REPORTS, RUNS = 100, 100, 7
 NOISE_DEGREES = 0.0002  # about 20 m
@@ -152,7 +152,7 @@ def at_scale() -> None:
         assert len(feed.reports) == len(table) + 1_000
         print(f"a feed made on them: {made:.2f} s; a poll adding 1,000 new lines: "
               f"{polled * 1000:.0f} ms")  # fmt: skip
-        workspace = Workspace(Path(scratch) / "workspace.gpkg")
+        workspace = open_workspace(Path(scratch) / "workspace.gpkg")
         workspace.save(scenario)
         start = time.perf_counter()
         add_positions(workspace, scenario.id, table)

@@ -21,11 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from geo import _idle_connections
-from geo import workspace as loaded
 from geo.scenario import read_scenario, write_scenario
 from geo.settings import Settings
-from geo.workspace import Workspace
+from geo.store import Workspace, _idle_connections, open_workspace
+from geo.store import base as loaded
 
 RUNS = 15
 
@@ -53,7 +52,7 @@ def main() -> None:
         f"{len(scenario.zones)} zones; {RUNS} runs each"
     )
     with tempfile.TemporaryDirectory() as scratch:
-        workspace = Workspace(Path(scratch) / "workspace.gpkg")
+        workspace = open_workspace(Path(scratch) / "workspace.gpkg")
         workspace.save(scenario)
         steps: dict[str, Callable[[], object]] = {
             "read + validate folder": lambda: read_scenario(folder),
@@ -73,7 +72,7 @@ def main() -> None:
         print(f"peak Python memory of one load: {peak / 1e6:.1f} MB")
     if args.postgis:
         with postgis_schema(args.postgis) as url:
-            measure_postgis(Workspace(url), scenario.id)
+            measure_postgis(open_workspace(url), scenario.id)
 
 
 def measure_postgis(workspace: Workspace, scenario_id: str) -> None:

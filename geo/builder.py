@@ -1,7 +1,7 @@
 """The pure scenario builder: raw rows of every kind in, one checked Scenario out.
 
 Every reader ends here, the way osmnx ends each of its readers in one graph builder: the
-scenario folder (`geo.scenario`), the workspace (`geo.workspace`) and the change log
+scenario folder (`geo.scenario`), the workspace (`geo.store`) and the change log
 (`geo.changes`) each gather raw rows, and this module parses, cross-checks and builds them.
 It reads and writes nothing.
 """

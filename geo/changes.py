@@ -36,7 +36,7 @@ from geo.errors import (
 from geo.event_table import EventTable, cells_json
 from geo.records import Scenario
 from geo.scenario import append_events, read_scenario, write_scenario
-from geo.workspace import KINDS_BY_NAME, Workspace
+from geo.store import KINDS_BY_NAME, Workspace
 
 CHANGES_LAYER = "changes"
 KINDS = KINDS_BY_NAME

@@ -14,7 +14,16 @@ from typing import Any
 from geo.errors import CorridorError
 from geo.records import Scenario
 from geo.scenario import check_scenario, read_scenario, write_scenario
-from geo.settings import POSTGIS_SCHEMES, Settings
+from geo.settings import Settings
+from geo.store import (
+    GeocodeCache,
+    Workspace,
+    add_positions,
+    copy_workspace,
+    holds_workspace,
+    open_workspace,
+    positions,
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -263,7 +272,6 @@ def _parser() -> argparse.ArgumentParser:
     for command in (load, dump, geocode, track):
         command.add_argument(
             "--workspace",
-            type=_workspace_location,
             default=settings.workspace,
             help="the workspace: a GeoPackage, or a PostGIS database's postgresql:// URL "
             f"(default: {settings.workspace})",
@@ -275,26 +283,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _workspace_location(text: str) -> Path | str:
-    """A GeoPackage path, or a PostGIS URL kept as text (a Path would fold its '//')."""
-    from geo.settings import POSTGIS_SCHEMES
-
-    return text if text.startswith(POSTGIS_SCHEMES) else Path(text)
-
-
 def _problem(line: object) -> None:
     """A problem or warning: to stderr, so that stdout keeps only the results."""
     print(line, file=sys.stderr)
 
 
 def _copy_workspace(args: argparse.Namespace) -> int:
-    from geo import postgis
-
-    shown = postgis.shown(args.target) if postgis.is_url(args.target) else args.target
-    if args.if_missing and postgis.holds_workspace(args.target):
+    shown = open_workspace(args.target).label
+    if args.if_missing and holds_workspace(args.target):
         print(f"{shown}: holds a workspace already; left as it is")
         return 0
-    copied = postgis.copy_workspace(args.source, args.target, replace=args.replace)
+    copied = copy_workspace(args.source, args.target, replace=args.replace)
     print(f"{shown}: {len(copied)} layers copied")
     for line in copied:
         print(f"  {line}")
@@ -302,7 +301,7 @@ def _copy_workspace(args: argparse.Namespace) -> int:
 
 
 def _team_init(args: argparse.Namespace) -> int:
-    from geo import team
+    from geo.store import team
 
     members = team.Members(viewers=args.viewer, editors=args.editor, admins=args.admin)
     for line in team.init(args.url, members):
@@ -324,9 +323,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from geo.workspace import Workspace
-
-    workspace = Workspace(args.workspace)
+    workspace = open_workspace(args.workspace)
     if args.path.is_file():
         return _import_file(args, workspace)
     scenario = read_scenario(args.path)
@@ -405,11 +402,13 @@ def _shipped(settings: Settings) -> Callable[[str], Path]:
 SOURCE_HINT = f" (.gpkg, or a PostGIS workspace's postgresql:// URL){SHIPPED_HINT}"
 
 
-def _source(shipped: Callable[[str], Path]) -> Callable[[str], Path | str]:
-    """A scenario folder or a workspace: its path as `shipped` takes it, or a PostGIS URL."""
+def _source(shipped: Callable[[str], Path]) -> Callable[[str], Path | Workspace]:
+    """A scenario folder or a workspace: its path as `shipped` takes it, or a shared workspace
+    (a PostGIS URL) opened."""
 
-    def source(text: str) -> Path | str:
-        return text if text.startswith(POSTGIS_SCHEMES) else shipped(text)
+    def source(text: str) -> Path | Workspace:
+        workspace = open_workspace(text)
+        return workspace if workspace.shared else shipped(text)
 
     return source
 
@@ -468,9 +467,8 @@ def _track(args: argparse.Namespace) -> int:
     from geo import tracking
     from geo.errors import ProblemLog
     from geo.positions import read_positions
-    from geo.workspace import Workspace, add_positions, positions
 
-    workspace = Workspace(args.workspace)
+    workspace = open_workspace(args.workspace)
     scenario = workspace.load(args.scenario)
     log = ProblemLog()
     for path in args.files:
@@ -528,9 +526,7 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _dump(args: argparse.Namespace) -> int:
-    from geo.workspace import Workspace
-
-    scenario = Workspace(args.workspace).load(args.scenario)
+    scenario = open_workspace(args.workspace).load(args.scenario)
     write_scenario(scenario, args.out)
     print(f"{args.out}: wrote {scenario.id!r} — {summary(scenario)}")
     return 0
@@ -539,11 +535,10 @@ def _dump(args: argparse.Namespace) -> int:
 def _geocode(args: argparse.Namespace) -> int:
     from geo.geocoding import OfflineGeocoder
     from geo.online import Fallback, nominatim
-    from geo.workspace import GeocodeCache, Workspace
 
     geocoder: Any = OfflineGeocoder(country_bias=args.country or None)
     if args.online:
-        cache = GeocodeCache(Workspace(args.workspace))
+        cache = GeocodeCache(open_workspace(args.workspace))
         geocoder = Fallback(geocoder, nominatim(), cache=cache)
     missing = 0
     for name in args.names:
@@ -622,11 +617,11 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load_source(source: Path | str, scenario_id: str | None) -> Scenario:
-    if isinstance(source, str) or source.suffix.lower() == ".gpkg":
-        from geo.workspace import Workspace
-
-        return Workspace(source).load(scenario_id)
+def _load_source(source: Path | Workspace, scenario_id: str | None) -> Scenario:
+    if isinstance(source, Workspace):
+        return source.load(scenario_id)
+    if source.suffix.lower() == ".gpkg":
+        return open_workspace(source).load(scenario_id)
     return read_scenario(source)
 
 

@@ -28,7 +28,7 @@ from geo.event_table import EventTable
 from geo.home import scenario_homes
 from geo.readers import ZipLimits, columnar
 from geo.records import PlaceKind, Scenario, Source
-from geo.workspace import Workspace
+from geo.store import Workspace
 
 ORDER = ("places", "convoys", "routes", "figures", "zones", "events")
 """Layers in the order they are read: places first, so that later rows can name them."""

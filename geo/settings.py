@@ -36,8 +36,6 @@ WORKSPACE = (
     else (_user_folder("XDG_DATA_HOME", ".local/share") / "workspace.gpkg")
 )
 """The workspace unless CORRIDOR_WORKSPACE or --workspace names another."""
-POSTGIS_SCHEMES = ("postgresql://", "postgres://")
-"""A workspace named by a URL of these is in PostGIS (`geo.postgis`)."""
 USER_AGENT = "corridor/0.1 (offline-first evacuation maps)"
 """What Corridor calls itself to a web service (geopy's geocoders send it)."""
 
@@ -60,17 +58,17 @@ class Settings:
         that does not check passwords (trust authentication), for a test machine alone.
     """
 
-    workspace: Path | str
-    """A GeoPackage's path, or a PostGIS database's ``postgresql://`` URL (kept as text)."""
+    workspace: str
+    """A GeoPackage's path, or a PostGIS database's ``postgresql://`` URL, as text
+    (`geo.store.open_workspace` tells which)."""
     scenarios_dir: Path
     default_scenario: str
     sign_in_unchecked: bool = False
 
     @classmethod
     def from_environment(cls) -> Settings:
-        workspace = os.environ.get("CORRIDOR_WORKSPACE") or WORKSPACE
         return cls(
-            workspace=workspace if str(workspace).startswith(POSTGIS_SCHEMES) else Path(workspace),
+            workspace=os.environ.get("CORRIDOR_WORKSPACE") or str(WORKSPACE),
             scenarios_dir=DATA_DIR / "scenarios",
             default_scenario="aleppo-2016-12",
             sign_in_unchecked=os.environ.get("CORRIDOR_SIGN_IN_UNCHECKED") == "1",

@@ -16,7 +16,7 @@ from geo.reading import Extraction, extract
 from geo.records import Confidence, ConvoyStatus, Scenario, TimePrecision
 from geo.safe_html import markdown_literal
 from geo.settings import Settings
-from geo.workspace import Workspace
+from geo.store import open_workspace
 from pages.shared.session import (
     language_choice,
     save,
@@ -127,7 +127,7 @@ def main() -> None:
         advice = ("Choose another scenario above, create one on the New scenario page, "
                   "or confirm below to add them anyway.")  # fmt: skip
         st.warning(f"{markdown_literal(question)}\n\n{advice}")
-    if viewer_only(Workspace(workspace_location())):
+    if viewer_only(open_workspace(workspace_location())):
         return
     confirmed = question is None or confirm_outside_span(question)
     pressed = st.button("Add to workspace", disabled=not chosen or published is None
@@ -163,7 +163,7 @@ def chosen_scenario() -> str:
     """The scenario the drafts go into, as the user chose it: the one last chosen or created in
     this session (`working_scenario`, kept across pages), else the shipped one."""
     wanted = str(ss.get("working_scenario", SETTINGS.default_scenario))
-    workspace = Workspace(workspace_location())
+    workspace = open_workspace(workspace_location())
     try:
         ids = workspace.scenario_ids() if workspace.exists() else []
     except CorridorError:
@@ -178,7 +178,7 @@ def chosen_scenario() -> str:
 
 def current_scenario(scenario_id: str) -> Scenario | None:
     """The workspace's scenario the drafts would join, None when there is none to read."""
-    workspace = Workspace(workspace_location())
+    workspace = open_workspace(workspace_location())
     if not workspace.exists():
         return None
     try:
@@ -196,7 +196,7 @@ def add(
     scenario_id: str,
 ) -> None:
     """The ticked drafts into the workspace, as `user`; repeats of its convoys are left out."""
-    workspace = Workspace(workspace_location())
+    workspace = open_workspace(workspace_location())
     try:
         scenario = workspace.load(scenario_id)
         fresh, notes = drafts.left_out(scenario, rows)

@@ -8,7 +8,7 @@ from typing import Any
 import streamlit as st
 from streamlit_folium import st_folium
 
-from geo import changes, drawing, importing, tables, timeline
+from geo import changes, drawing, importing, store, tables, timeline
 from geo.errors import ConflictError, CorridorError, ValidationError
 from geo.home import scenario_homes
 from geo.importing import MAX_UPLOAD_BYTES, Options, Prepared
@@ -18,7 +18,7 @@ from geo.records import Confidence, Control, ConvoyStatus, RoutePrecision, Scena
 from geo.safe_html import markdown_literal
 from geo.scenario import iso_local
 from geo.settings import Settings
-from geo.workspace import Workspace
+from geo.store import Workspace
 from pages.shared.session import (
     READ_MARK,
     SERVED_EVENTS,
@@ -45,7 +45,7 @@ def geocoder(country_bias: str | None) -> Any:
 
 
 def open_workspace() -> tuple[Workspace, Scenario] | None:
-    workspace = Workspace(workspace_location())
+    workspace = store.open_workspace(workspace_location())
     if not workspace.exists():
         st.info(f"No workspace at {workspace.label}. `make run` creates it from the shipped "
                 "scenario; or create it now.")  # fmt: skip

@@ -10,7 +10,7 @@ from geo import new_scenario as n
 from geo.errors import CorridorError
 from geo.reading import read_home
 from geo.safe_html import markdown_literal
-from geo.workspace import Workspace
+from geo.store import Workspace, open_workspace
 from pages.shared.session import language_choice, viewer_only, who, workspace_location
 
 
@@ -29,7 +29,7 @@ def main() -> None:
         "routes, and choose it under “Scenario” on the dashboard."
     )
     who("new")
-    workspace = Workspace(workspace_location())
+    workspace = open_workspace(workspace_location())
     if viewer_only(workspace):
         return
     report = st.text_area("A report to start from (optional)", key="new_report", height=150)

@@ -33,7 +33,7 @@ from geo.chromium import LAUNCH_ARGS, find_chromium  # noqa: E402
 from geo.mapview import MapView  # noqa: E402
 from geo.scenario import read_scenario  # noqa: E402
 from geo.settings import Settings  # noqa: E402
-from geo.workspace import Workspace  # noqa: E402
+from geo.store import open_workspace  # noqa: E402
 
 IMAGES = ROOT / "docs" / "images"
 WINDOW = {"width": 1440, "height": 900}
@@ -62,7 +62,9 @@ def dashboard(target: Path, language: str = "en") -> None:
     whole map must be inside the window."""
     with tempfile.TemporaryDirectory() as scratch:
         workspace = Path(scratch) / "workspace.gpkg"
-        Workspace(workspace).save(read_scenario(Settings.from_environment().default_scenario_dir))
+        open_workspace(workspace).save(
+            read_scenario(Settings.from_environment().default_scenario_dir)
+        )
         port = free_port()
         command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "dashboard.py"),
                    "--server.port", str(port), "--server.headless", "true",

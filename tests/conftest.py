@@ -25,7 +25,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from geo.chromium import LAUNCH_ARGS, find_chromium
 from geo.records import Scenario
 from geo.scenario import read_scenario
-from geo.workspace import Workspace
+from geo.store import Workspace, open_workspace
 
 TESTS_DIR = Path(__file__).parent
 TINY_DIR = TESTS_DIR / "data" / "scenarios" / "tiny"
@@ -68,12 +68,12 @@ def new_workspace(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Wo
     PostGIS test database (dropped after). A test marked `geopackage_only` (it opens the file
     itself) runs on the first alone."""
     if request.param == "geopackage":
-        yield Workspace(tmp_path / "workspace.gpkg")
+        yield open_workspace(tmp_path / "workspace.gpkg")
         return
     if request.node.get_closest_marker("geopackage_only"):
         pytest.skip("opens the GeoPackage file itself")
     with postgis_schema() as url:
-        found = Workspace(url)
+        found = open_workspace(url)
         found.path = tmp_path / "workspace.gpkg"  # (where its scenario dumps go: not .cache/)
         yield found
 
@@ -98,7 +98,7 @@ def postgis_schema() -> Iterator[str]:
     finally:
         with psycopg.connect(POSTGIS, autocommit=True) as connection:
             connection.execute(f"DROP SCHEMA {name} CASCADE")
-        dumps = Workspace(url).path  # (where a workspace opened from the URL alone dumps)
+        dumps = open_workspace(url).path  # (where a workspace opened from the URL alone dumps)
         shutil.rmtree(dumps.with_name(f"{dumps.stem}.dumps"), ignore_errors=True)
 
 
@@ -168,11 +168,11 @@ def workspace_in(store: str, folder: Path, scenario: Scenario) -> Iterator[Path 
     "postgis": a schema of its own, dropped after), as `CORRIDOR_WORKSPACE` names it."""
     if store == "geopackage":
         path = folder / "workspace.gpkg"
-        Workspace(path).save(scenario)
+        open_workspace(path).save(scenario)
         yield path
         return
     with postgis_schema() as url:
-        Workspace(url).save(scenario)
+        open_workspace(url).save(scenario)
         yield url
 
 
@@ -422,7 +422,7 @@ def click_until(target: Locator, ready: Locator, *, tries: int = 3) -> None:
 
 def workspace_of(folder: Path, scenario: Scenario) -> Workspace:
     """A workspace in `folder` holding `scenario`."""
-    found = Workspace(folder / "w.gpkg")
+    found = open_workspace(folder / "w.gpkg")
     found.save(scenario)
     return found
 
@@ -440,5 +440,5 @@ def shipped_workspace_in(folder: Path) -> Path:
     from geo.settings import Settings
 
     path = folder / "workspace.gpkg"
-    Workspace(path).save(read_scenario(Settings.from_environment().default_scenario_dir))
+    open_workspace(path).save(read_scenario(Settings.from_environment().default_scenario_dir))
     return path

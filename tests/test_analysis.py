@@ -15,7 +15,7 @@ from shapely.geometry import LineString, MultiPolygon, Polygon, box
 from geo import analysis, cli
 from geo.records import Control, ControlZone, Event, Route, Scenario, ZonePrecision
 from geo.scenario import read_scenario
-from geo.workspace import Workspace
+from geo.store import Workspace
 
 AT = datetime(2016, 12, 15, 13, 0, tzinfo=UTC)
 GEOD = Geod(ellps="WGS84")

@@ -16,7 +16,7 @@ from test_browser import MAP_FRAME
 from geo import changes, importing, tables
 from geo.scenario import read_scenario
 from geo.settings import Settings
-from geo.workspace import Workspace
+from geo.store import Workspace, open_workspace
 
 pytestmark = pytest.mark.browser
 IMPORTS = ROOT / "tests" / "data" / "import"
@@ -32,12 +32,12 @@ def workspace(
     """The shipped scenario in each store: a GeoPackage, and a PostGIS schema of its own."""
     scenario = read_scenario(Settings.from_environment().default_scenario_dir)
     if request.param == "geopackage":
-        found = Workspace(tmp_path_factory.mktemp("edit") / "workspace.gpkg")
+        found = open_workspace(tmp_path_factory.mktemp("edit") / "workspace.gpkg")
         found.save(scenario)
         yield found
         return
     with postgis_schema() as url:
-        found = Workspace(url)
+        found = open_workspace(url)
         found.save(scenario)
         yield found
 
@@ -193,7 +193,7 @@ def test_a_save_cut_off_by_the_database_is_told_and_kept_to_try_again(
     assert "about 4" not in [c.new for c in changes.history(workspace)]
     save.click()
     page.get_by_text("Saved 1 change(s) (convoy table edit)").wait_for(timeout=30_000)
-    edited = next(c for c in Workspace(url).load().convoys if c.id == "convoy-3")
+    edited = next(c for c in open_workspace(url).load().convoys if c.id == "convoy-3")
     assert str(edited.ambulances) == "about 4"
 
 

@@ -20,7 +20,7 @@ from geo.mapview import ZONE_COLOURS
 from geo.records import Control, Scenario
 from geo.scenario import read_scenario
 from geo.settings import Settings
-from geo.workspace import Workspace
+from geo.store import Workspace, open_workspace
 
 pytestmark = pytest.mark.browser
 REPORT = (
@@ -35,7 +35,7 @@ ZONE_PATH = f"path.leaflet-interactive[stroke='{ZONE_COLOURS[Control.OPPOSITION]
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Workspace:
-    found = Workspace(tmp_path / "workspace.gpkg")
+    found = open_workspace(tmp_path / "workspace.gpkg")
     found.save(read_scenario(Settings.from_environment().default_scenario_dir))
     return found
 

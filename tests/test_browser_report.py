@@ -16,7 +16,7 @@ from test_browser_new_scenario import tick_first_draft
 
 from geo.scenario import read_scenario
 from geo.settings import Settings
-from geo.workspace import Workspace
+from geo.store import Workspace, open_workspace
 
 pytestmark = pytest.mark.browser
 SCENARIO = "aleppo-2016-12"
@@ -28,7 +28,7 @@ REPORT = (
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Workspace:
-    found = Workspace(tmp_path / "workspace.gpkg")
+    found = open_workspace(tmp_path / "workspace.gpkg")
     found.save(read_scenario(Settings.from_environment().default_scenario_dir))
     return found
 

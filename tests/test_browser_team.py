@@ -26,11 +26,11 @@ from playwright.sync_api import Browser, expect
 from psycopg import sql
 from streamlit.testing.v1 import AppTest
 
-from geo import changes, team
+from geo import changes
 from geo.changes import Edit
 from geo.records import Position
 from geo.scenario import read_scenario
-from geo.workspace import GeocodeCache, Workspace, add_positions, positions
+from geo.store import GeocodeCache, Workspace, add_positions, open_workspace, positions, team
 
 ROOT = Path(__file__).parent.parent
 
@@ -39,7 +39,7 @@ ROOT = Path(__file__).parent.parent
 def team_workspace(tmp_path: Path) -> Iterator[Workspace]:
     """The shipped scenario in a PostGIS schema of its own."""
     with postgis_schema() as url:
-        workspace = Workspace(url)
+        workspace = open_workspace(url)
         workspace.path = tmp_path / "workspace.gpkg"  # (its dumps)
         workspace.save(read_scenario(SHIPPED_DIR))
         yield workspace
@@ -63,7 +63,7 @@ def test_another_analyst_s_change_is_drawn_without_reloading_the_page(
         page.evaluate("window.__corridorKeep = 'same page'")
         started = time.monotonic()
         changes.commit(  # another analyst, on another machine
-            Workspace(team_workspace.location), scenario.id,
+            open_workspace(team_workspace.location), scenario.id,
             [Edit("update", "convoys", convoy.id, {"label": renamed})], who="desk",
         )  # fmt: skip
         cell.filter(has_text=renamed).first.wait_for(state="attached", timeout=15_000)
@@ -98,7 +98,7 @@ class CheckedTeam:
 @pytest.fixture(scope="module")
 def checked_team(checked_postgres: str) -> Iterator[CheckedTeam]:
     viewer, password = "viewer_amal", "s3cret:/@pass"
-    workspace = Workspace(checked_postgres)
+    workspace = open_workspace(checked_postgres)
     workspace.save(read_scenario(SHIPPED_DIR))
     team.init(checked_postgres, team.Members(viewers=[viewer]))
     with psycopg.connect(checked_postgres, autocommit=True) as connection:
@@ -165,7 +165,7 @@ def test_an_editor_s_changes_are_logged_under_its_database_role(
     location = str(team_workspace.location)
     team.init(location, team.Members(editors=[name]))
     try:
-        editor = Workspace(location.replace("://postgres@", f"://{name}@", 1))
+        editor = open_workspace(location.replace("://postgres@", f"://{name}@", 1))
         scenario_id = editor.scenario_ids()[0]
         convoy = editor.load(scenario_id).convoys[0].id
         edit = Edit("update", "convoys", convoy, {"status": "halted"})
@@ -176,7 +176,8 @@ def test_an_editor_s_changes_are_logged_under_its_database_role(
         # what an editor's session also writes: deletions, live positions, geocoder answers
         figure = editor.load(scenario_id).figures[0].id
         changes.commit(editor, scenario_id, [Edit("delete", "figures", figure)], who="x")
-        assert figure not in {f.id for f in Workspace(editor.location).load(scenario_id).figures}
+        reread = open_workspace(editor.location).load(scenario_id)
+        assert figure not in {f.id for f in reread.figures}
         start = datetime(2016, 12, 15, 12, 0, tzinfo=UTC)
         assert add_positions(editor, scenario_id, [Position(convoy, start, 36.2, 37.1)]) == 1
         assert len(positions(editor, scenario_id)) == 1
@@ -231,7 +232,7 @@ def test_a_session_signs_in_with_its_own_database_role_and_out_again(
     assert "a viewer: editing is for editors" in shown_text(app)
     assert not app.tabs
     app.switch_page("dashboard.py").run()
-    from geo import _idle_connections
+    from geo.store import _idle_connections
 
     def kept_for_the_viewer() -> int:
         return sum(f"{checked_team.viewer}:" in k.url for k in _idle_connections._kept)

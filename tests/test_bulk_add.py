@@ -16,12 +16,12 @@ from conftest import postgis_schema, workspace_of
 
 from geo import _schema as s
 from geo import changes, synthetic
-from geo import workspace as workspace_module
 from geo.changes import Edit
 from geo.errors import ValidationError
 from geo.event_table import EventTable, cells_json
 from geo.records import Event, Scenario
-from geo.workspace import Workspace
+from geo.store import Workspace, open_workspace
+from geo.store import geopackage as workspace_module
 
 
 def event(number: int, **fields: object) -> Event:
@@ -67,9 +67,9 @@ def pair(
             (tmp_path / name).mkdir()
             path = tmp_path / name / "workspace.gpkg"
             if request.param == "geopackage":
-                made = Workspace(path)
+                made = open_workspace(path)
             else:
-                made = Workspace(stack.enter_context(postgis_schema()))
+                made = open_workspace(stack.enter_context(postgis_schema()))
                 made.path = path  # (its dumps)
             made.save(tiny)
             found.append(made)
@@ -135,7 +135,7 @@ def test_the_log_writes_each_new_event_as_json_exactly_as_for_a_record() -> None
 def test_many_new_events_write_the_layer_anew_keeping_every_scenarios_rows(
     tmp_path: Path, tiny: Scenario, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    workspace = Workspace(tmp_path / "workspace.gpkg")
+    workspace = open_workspace(tmp_path / "workspace.gpkg")
     workspace.save(tiny)
     workspace.save(replace(tiny, id="other"))
     changes.commit(workspace, "other", [], who="ana", added=table([event(1), event(2)]))

@@ -19,8 +19,8 @@ from shapely.geometry import Point
 from geo import _collector
 from geo import _fields as f
 from geo import _schema as s
-from geo import workspace as w
 from geo.errors import ProblemLog
+from geo.store import geopackage as w
 
 
 def _counting(parse: f.Field) -> tuple[f.Field, list[object]]:

@@ -16,7 +16,7 @@ from geo.changes import Edit
 from geo.errors import ValidationError, WorkspaceError, WorkspaceLockedError
 from geo.records import ConvoyStatus, Count, Scenario
 from geo.scenario import read_scenario
-from geo.workspace import Workspace
+from geo.store import Workspace, open_workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -66,7 +66,7 @@ def test_the_scenario_a_commit_leaves_for_the_next_load_is_what_the_file_holds(
     remembered = workspace.load("tiny")
     assert workspace.load("tiny") is remembered  # not read again
     assert workspace._load("tiny") == remembered  # what reading the file gives
-    fresh = Workspace(workspace.location)
+    fresh = open_workspace(workspace.location)
     fresh.save(fresh._load(None))  # saved whole: nothing remembered; loads by no id or by it
     assert fresh.load() is fresh.load("tiny") is fresh.load()  # read the file once
 
@@ -87,7 +87,7 @@ def test_edits_survive_a_fresh_open(workspace: Workspace) -> None:
     changes.commit(
         workspace, "tiny", [Edit("update", "convoys", "c2", {"people": "about 40"})], who="b"
     )
-    reopened = Workspace(workspace.location)
+    reopened = open_workspace(workspace.location)
     assert convoy(reopened, "c2").people == Count(40, 40, "about")  # type: ignore[attr-defined]
 
 
@@ -159,14 +159,14 @@ def test_an_undone_delete_brings_back_what_the_record_held_in_fields_qgis_added(
             for statement in statements:
                 db.execute(statement)
     else:
-        from geo.workspace import _geopackage  # (with the functions its shape triggers call)
+        from geo.store.gpkg_file import opened  # (with the functions its shape triggers call)
 
-        with _geopackage(workspace.path) as db:
+        with opened(workspace.path) as db:
             for statement in statements:
                 db.execute(statement)
 
     def added() -> dict[str, str]:
-        table = Workspace(workspace.location).table("zones").set_index("id")
+        table = open_workspace(workspace.location).table("zones").set_index("id")
         return {name: str(table.loc[zone, name]) for name in kinds}
 
     before = added()
@@ -186,7 +186,7 @@ def test_an_undone_delete_brings_back_what_the_record_held_in_fields_qgis_added(
         failing.setattr(type(workspace), "restore_added", full)
         with pytest.raises(WorkspaceError, match="the change was saved, but not the values"):
             changes.undo(workspace, "tiny", who="ana")
-    assert zone in {z.id for z in Workspace(workspace.location).load("tiny").zones}
+    assert zone in {z.id for z in open_workspace(workspace.location).load("tiny").zones}
 
 
 def test_an_added_shape_can_be_undone_from_the_log_as_read_back(
@@ -236,7 +236,7 @@ def test_recover_sets_a_broken_file_aside_and_restores_the_dump(workspace: Works
 
 
 def test_a_held_lock_gives_a_clear_error(workspace: Workspace) -> None:
-    impatient = Workspace(workspace.location, lock_seconds=0.2)
+    impatient = open_workspace(workspace.location, lock_seconds=0.2)
     held = pytest.raises(WorkspaceLockedError, match=r"another session or process.*read-only")
     with workspace.transaction(), held:
         impatient.save(impatient.load("tiny"))
@@ -263,11 +263,11 @@ WRITER = textwrap.dedent(
     import sys, time
     from geo import changes
     from geo.changes import Edit
-    from geo.workspace import Workspace
+    from geo.store import open_workspace
     path, convoy, field, start = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
     while time.time() < start:
         time.sleep(0.01)
-    workspace = Workspace(path, lock_seconds=120)
+    workspace = open_workspace(path, lock_seconds=120)
     for value in range(1, 7):
         edit = Edit("update", "convoys", convoy, {field: str(value)})
         changes.commit(workspace, "tiny", [edit], who=convoy)
@@ -316,7 +316,7 @@ def commit_while_others_save(
             loads.append(workspace.holds_lock())
             if pending and not workspace.holds_lock():
                 edit = changes.Edit("update", "convoys", "c2", {"ambulances": pending.pop(0)})
-                changes.commit(Workspace(workspace.location), "tiny", [edit], who="other")
+                changes.commit(open_workspace(workspace.location), "tiny", [edit], who="other")
         return found
 
     monkeypatch.setattr(Workspace, "load", load_while_others_save)
@@ -469,7 +469,7 @@ def test_a_record_changed_since_it_was_read_is_refused_naming_who_and_when(
 
     mark = changes.read_mark(workspace)  # an empty log: nothing was there
     assert mark == changes.ReadMark()
-    other = Workspace(workspace.location)  # another analyst, another machine
+    other = open_workspace(workspace.location)  # another analyst, another machine
     changes.commit(other, "tiny", [Edit("update", "convoys", "c1", {"status": "halted"})],
                    who="desk")  # fmt: skip
     before = workspace.version()
@@ -490,7 +490,7 @@ def test_a_change_to_another_record_since_is_no_conflict(workspace: Workspace) -
                    who="ana")  # fmt: skip
     mark = changes.read_mark(workspace)
     assert mark.position == len(changes.history(workspace))
-    changes.commit(Workspace(workspace.location), "tiny",
+    changes.commit(open_workspace(workspace.location), "tiny",
                    [Edit("update", "convoys", "c2", {"people": "50"})], who="desk")  # fmt: skip
     mine = [Edit("update", "convoys", "c1", {"status": "halted"})]
     changes.commit(workspace, "tiny", mine, who="ana", read=mark)
@@ -515,7 +515,7 @@ def test_a_change_since_is_found_whatever_the_writer_s_clock(
     with monkeypatch.context() as slow:
         slow.setattr(changes, "datetime", Behind)
         halted = [Edit("update", "convoys", "c1", {"status": "halted"})]
-        changes.commit(Workspace(workspace.location), "tiny", halted, who="desk")
+        changes.commit(open_workspace(workspace.location), "tiny", halted, who="desk")
     assert changes.history(workspace)[-1].at < datetime.now(UTC) - timedelta(hours=23)
     mine = [Edit("update", "convoys", "c1", {"status": "arrived"})]
     with pytest.raises(ConflictError, match="convoys 'c1' was changed by desk"):
@@ -560,7 +560,7 @@ def test_columns_another_program_added_keep_their_values_through_edits_and_saves
                 db.execute(statement)
 
     def extras() -> dict[str, list[str]]:
-        table = Workspace(workspace.location).table("convoys").set_index("id")
+        table = open_workspace(workspace.location).table("convoys").set_index("id")
         return {name: [str(table.loc[i, name]) for i in ("c1", "c2")] for name in names}
 
     expected = extras()
@@ -628,7 +628,7 @@ def test_a_whole_save_keeps_the_change_log_s_positions(workspace: Workspace) -> 
     assert mark.position == 101
     workspace.save(workspace.load("tiny"))  # (an import: the file written whole)
     halted = [Edit("update", "convoys", "c1", {"status": "halted"})]
-    changes.commit(Workspace(workspace.location), "tiny", halted, who="desk")
+    changes.commit(open_workspace(workspace.location), "tiny", halted, who="desk")
     mine = [Edit("update", "convoys", "c1", {"status": "arrived"})]
     with pytest.raises(ConflictError, match="convoys 'c1' was changed by desk"):
         changes.commit(workspace, "tiny", mine, who="ana", read=mark)

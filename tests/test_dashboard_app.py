@@ -15,7 +15,7 @@ from geo.errors import AssetsMissingError
 from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, LAYER_LABELS
 from geo.scenario import read_scenario
 from geo.settings import Settings
-from geo.workspace import Workspace
+from geo.store import open_workspace
 
 APP = str(Path(__file__).resolve().parent.parent / "dashboard.py")
 
@@ -35,7 +35,7 @@ def test_app_shows_the_shipped_scenario_from_the_workspace(
     app = run_app(shipped_workspace, monkeypatch)
     assert not app.exception
     captions = [caption.value for caption in app.sidebar.caption]
-    assert f"Workspace: `{Workspace(shipped_workspace).label}`" in captions
+    assert f"Workspace: `{open_workspace(shipped_workspace).label}`" in captions
     assert app.title[0].value == "East Aleppo evacuation, 15 December 2016"
     assert app.selectbox(key="scenario").value == "aleppo-2016-12"
     convoys = app.dataframe[0].value
@@ -286,7 +286,7 @@ def test_a_broken_workspace_is_rebuilt_from_its_last_dump(
     shipped_workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert isinstance(shipped_workspace, Path)
-    workspace = Workspace(shipped_workspace)
+    workspace = open_workspace(shipped_workspace)
     edit = changes.Edit("update", "convoys", "convoy-2", {"vehicles": "about 20"})
     changes.commit(workspace, "aleppo-2016-12", [edit], who="test")
     shipped_workspace.write_bytes(b"\x00 corrupt")
@@ -303,7 +303,7 @@ def test_a_broken_workspace_is_rebuilt_from_its_last_dump(
 def test_imported_events_are_drawn_and_filtered_by_type_and_date(
     shipped_workspace: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    workspace = Workspace(shipped_workspace)
+    workspace = open_workspace(shipped_workspace)
     acled = Path(__file__).parent / "data" / "import" / "acled.csv"
     prepared = importing.prepare(acled, workspace.load())
     importing.commit_import(workspace, "aleppo-2016-12", prepared, who="test")
@@ -368,9 +368,9 @@ def test_live_tracking_reads_a_watched_file_into_the_workspace(
 
 
 def workspace_positions(path: Path | str) -> list[object]:
-    from geo.workspace import positions
+    from geo.store import positions
 
-    return positions(Workspace(path), "aleppo-2016-12")
+    return positions(open_workspace(path), "aleppo-2016-12")
 
 
 # --- the map's view: asked for once, then the browser's -------------------------------------

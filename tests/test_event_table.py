@@ -24,7 +24,8 @@ from geo.errors import ValidationError
 from geo.event_table import EventTable, _coordinates, picked
 from geo.records import Scenario
 from geo.scenario import read_scenario
-from geo.workspace import Workspace, _geopackage
+from geo.store import Workspace, open_workspace
+from geo.store.gpkg_file import opened
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +63,7 @@ def test_an_empty_table() -> None:
 def test_a_workspace_loads_events_as_columns_in_the_order_written(
     workspace: Workspace, scenario: Scenario
 ) -> None:
-    loaded = Workspace(workspace.location).load()  # (the file read again: not the one just saved)
+    loaded = open_workspace(workspace.location).load()  # (the file read again, not the one saved)
     assert isinstance(loaded.events, EventTable)
     assert [event.id for event in loaded.events] == [event.id for event in scenario.events]
     assert loaded.events == scenario.events
@@ -71,7 +72,7 @@ def test_a_workspace_loads_events_as_columns_in_the_order_written(
 def test_a_scenario_saved_from_records_is_stored_as_from_columns(
     tmp_path: Path, scenario: Scenario
 ) -> None:
-    columns, records = Workspace(tmp_path / "a.gpkg"), Workspace(tmp_path / "b.gpkg")
+    columns, records = open_workspace(tmp_path / "a.gpkg"), open_workspace(tmp_path / "b.gpkg")
     columns.save(scenario)
     records.save(replace(scenario, events=tuple(scenario.events)))
     query = "SELECT * FROM events ORDER BY fid"
@@ -84,7 +85,7 @@ def test_a_scenario_saved_from_records_is_stored_as_from_columns(
 def _edit_cell(workspace: Workspace, sql: str) -> None:
     """Another program (QGIS, say) editing the workspace in place: the file, or the tables."""
     if isinstance(workspace.location, Path):
-        with _geopackage(workspace.path) as db:
+        with opened(workspace.path) as db:
             db.execute(sql)
         return
     import psycopg
@@ -112,22 +113,22 @@ def test_a_refused_cell_is_told_by_row_as_before(
 ) -> None:
     _edit_cell(workspace, sql)
     with pytest.raises(ValidationError, match=re.escape(workspace._spot_file("events")) + message):
-        Workspace(workspace.location).load()
+        open_workspace(workspace.location).load()
 
 
 def test_an_event_without_its_point_keeps_its_coordinates_columns(
     workspace: Workspace, scenario: Scenario
 ) -> None:
     _edit_cell(workspace, "UPDATE events SET geom = NULL WHERE id = 'E4'")
-    loaded = Workspace(workspace.location).load()  # (read row by row, as before columns)
+    loaded = open_workspace(workspace.location).load()  # (read row by row, as before columns)
     assert loaded.events == scenario.events
     assert isinstance(loaded.events, EventTable)
 
 
 def test_a_scenario_without_events_loads_an_empty_table(tmp_path: Path, tiny_dir: Path) -> None:
-    workspace = Workspace(tmp_path / "w.gpkg")
+    workspace = open_workspace(tmp_path / "w.gpkg")
     workspace.save(replace(read_scenario(tiny_dir), events=()))
-    loaded = Workspace(workspace.location).load()
+    loaded = open_workspace(workspace.location).load()
     assert isinstance(loaded.events, EventTable)
     assert len(loaded.events) == 0
 
@@ -136,7 +137,7 @@ def test_an_event_off_the_earth_is_refused(workspace: Workspace) -> None:
     _edit_cell(workspace, "UPDATE events SET geom = NULL, latitude = 91 WHERE id = 'E4'")
     with pytest.raises(ValidationError, match=r"id 'E4', field 'latitude': expected a number "
                        r"from -90 to 90, got 91"):  # fmt: skip
-        Workspace(workspace.location).load()
+        open_workspace(workspace.location).load()
 
 
 def test_map_columns_from_a_table_equal_those_from_records(scenario: Scenario) -> None:
@@ -162,7 +163,7 @@ def test_an_edit_of_an_event_is_kept(workspace: Workspace, scenario: Scenario) -
     event = scenario.events[5]
     edit = changes.Edit("update", "events", event.id, {"fatalities": event.fatalities + 3})
     changes.commit(workspace, scenario.id, [edit], who="test")
-    loaded = Workspace(workspace.location).load()
+    loaded = open_workspace(workspace.location).load()
     assert loaded.events[5] == replace(event, fatalities=event.fatalities + 3)
     assert len(loaded.events) == len(scenario.events)
 
@@ -223,7 +224,7 @@ def test_edits_of_events_keep_them_as_columns_in_the_commit_s_order(
     expected[39] = replace(second, fatalities=second.fatalities + 1)
     expected[-1] = replace(third, notes="Revised.")
     assert remembered.events == (*expected, new)
-    assert Workspace(workspace.location).load(scenario.id).events == remembered.events
+    assert open_workspace(workspace.location).load(scenario.id).events == remembered.events
 
 
 def test_by_id_gives_only_the_events_asked_for(scenario: Scenario) -> None:
@@ -251,7 +252,7 @@ def test_a_row_without_a_scenario_id_belongs_to_no_scenario(
     workspace: Workspace, scenario: Scenario
 ) -> None:
     _edit_cell(workspace, "UPDATE events SET scenario_id = NULL WHERE id = 'E1'")
-    loaded = Workspace(workspace.location).load()
+    loaded = open_workspace(workspace.location).load()
     assert [e.id for e in loaded.events] == [e.id for e in scenario.events if e.id != "E1"]
 
 
@@ -284,7 +285,7 @@ def test_an_event_drawn_as_another_shape_is_refused_by_id(
 ) -> None:
     if isinstance(workspace.location, Path):
         blob = _geopackage_blob(shapely.from_wkt(wkt))
-        with _geopackage(workspace.path) as db:
+        with opened(workspace.path) as db:
             db.execute("UPDATE events SET geom = ? WHERE id = 'E6'", (blob,))
     else:  # a typed column: PostGIS itself refuses any shape but a point
         import psycopg
@@ -299,7 +300,7 @@ def test_an_event_drawn_as_another_shape_is_refused_by_id(
     said = rf"got \"the feature's shape: {shape}, not a point\""
     with pytest.raises(ValidationError, match=rf"id 'E6', field 'latitude': expected a number "
                        rf"from -90 to 90, {said}"):  # fmt: skip
-        Workspace(workspace.location).load()
+        open_workspace(workspace.location).load()
 
 
 def _geopackage_blob(geometry: Any) -> bytes:

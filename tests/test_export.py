@@ -37,7 +37,7 @@ from geo.mapview import ALL_LAYERS, ZONE_LAYERS, MapView, shown
 from geo.place_labels import LabelLanguage
 from geo.records import ConvoyStatus, Scenario
 from geo.scenario import read_scenario
-from geo.workspace import Workspace
+from geo.store import Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO_DIR = ROOT / "data" / "scenarios" / "aleppo-2016-12"

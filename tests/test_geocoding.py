@@ -29,7 +29,7 @@ from geo.errors import GeocodingUnavailableError, ValidationError
 from geo.geocoding import OfflineGeocoder, haversine_km, nearest_entries
 from geo.names import normalise
 from geo.online import Fallback
-from geo.workspace import Workspace
+from geo.store import Workspace
 
 DATA = Path(__file__).parent / "data" / "geocoding"
 TINY = DATA / "tiny-gazetteer.csv"

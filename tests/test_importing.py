@@ -13,7 +13,7 @@ import pytest
 from geo import changes, cli, importing
 from geo.importing import Options
 from geo.records import ConvoyStatus, Event, RoutePrecision, Scenario
-from geo.workspace import Workspace
+from geo.store import Workspace, open_workspace
 
 IMPORTS = Path(__file__).parent / "data" / "import"
 ZONE_DEFAULTS = {
@@ -392,7 +392,7 @@ def test_an_event_revised_by_someone_else_since_the_file_was_checked_is_refused(
         writer.writerows(rows)
     read = changes.read_mark(workspace)
     prepared = importing.prepare(newer, workspace.load("tiny"))
-    changes.commit(Workspace(workspace.location), "tiny",
+    changes.commit(open_workspace(workspace.location), "tiny",
                    [changes.Edit("update", "events", revised_id, {"notes": "Checked by phone"})],
                    who="desk")  # fmt: skip
     with pytest.raises(ConflictError, match=f"events '{revised_id}' was changed by desk"):

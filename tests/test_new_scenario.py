@@ -13,7 +13,7 @@ from geo.errors import ValidationError
 from geo.home import scenario_homes
 from geo.mapview import MapView
 from geo.scenario import read_scenario
-from geo.workspace import Workspace
+from geo.store import Workspace
 
 REPORT = (
     "KHERSON, Ukraine (AP) — Ferries carried hundreds of people across the Dnipro from Kherson "

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from geo.workspace import Workspace
+from geo.store import open_workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "new_scenario.py")
@@ -44,7 +44,7 @@ def test_create_saves_a_new_scenario_beside_the_shipped_one(workspace: Path | st
     app.button(key="create_scenario").click().run()
     assert not app.exception
     assert any("Created El Geneina to Adre" in s.value for s in app.success)
-    ids = Workspace(workspace).scenario_ids()
+    ids = open_workspace(workspace).scenario_ids()
     assert set(ids) == {"aleppo-2016-12", "el-geneina-to-adre-june-2023"}
     app.button(key="create_scenario").click().run()
     assert any("exists already" in e.value for e in app.error)
@@ -56,7 +56,7 @@ def test_bad_time_zone_is_refused_with_its_name(workspace: Path | str) -> None:
     field(app, "Time zone").input("Mars/Olympus").run()
     app.button(key="create_scenario").click().run()
     assert any("Mars/Olympus" in e.value for e in app.error)
-    assert Workspace(workspace).scenario_ids() == ["aleppo-2016-12"]
+    assert open_workspace(workspace).scenario_ids() == ["aleppo-2016-12"]
 
 
 def test_the_dashboard_draws_the_new_scenario(workspace: Path | str) -> None:

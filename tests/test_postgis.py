@@ -20,11 +20,12 @@ import pytest
 from conftest import POSTGIS, postgis_schema, shipped_workspace_in
 from test_validators import validate_gpkg
 
-from geo import changes, cli, postgis, team
+from geo import changes, cli, store
 from geo.changes import Edit
 from geo.errors import WorkspaceError, WorkspaceLockedError
 from geo.records import Position
-from geo.workspace import GeocodeCache, Workspace, add_positions
+from geo.store import GeocodeCache, Workspace, add_positions, open_workspace, team
+from geo.store import postgis_sql as postgis
 
 DATABASE = POSTGIS
 
@@ -62,7 +63,7 @@ def rich_workspace(tmp_path: Path) -> Path:
     """The shipped scenario with what use adds: an edit in the change log, position reports
     and a geocoder's kept answers."""
     path = shipped_workspace_in(tmp_path)
-    workspace = Workspace(path)
+    workspace = open_workspace(path)
     scenario_id = workspace.scenario_ids()[0]
     convoy = workspace.load(scenario_id).convoys[0].id
     changes.commit(
@@ -91,26 +92,26 @@ def layers_of(path: Path) -> dict[str, tuple[object, ...]]:
 def test_a_workspace_copied_to_postgis_and_back_is_equal(
     rich_workspace: Path, schema: str, tmp_path: Path
 ) -> None:
-    copied = postgis.copy_workspace(rich_workspace, schema)
+    copied = store.copy_workspace(rich_workspace, schema)
     assert "positions: 2 rows" in copied
     back = tmp_path / "back.gpkg"
-    postgis.copy_workspace(schema, back)
+    store.copy_workspace(schema, back)
     assert layers_of(back) == layers_of(rich_workspace)
     assert {"changes", "positions", "geocode_cache"} <= set(layers_of(back))
     assert validate_gpkg(back) == ""
-    original, returned = Workspace(rich_workspace), Workspace(back)
+    original, returned = open_workspace(rich_workspace), open_workspace(back)
     scenario_id = original.scenario_ids()[0]
     assert returned.load(scenario_id) == original.load(scenario_id)
     assert changes.history(returned) == changes.history(original) != []
 
 
 def test_postgis_to_postgis(rich_workspace: Path, schema: str, database: str) -> None:
-    postgis.copy_workspace(rich_workspace, schema)
+    store.copy_workspace(rich_workspace, schema)
     other = f"t_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(database, autocommit=True) as connection:
         connection.execute(f"CREATE SCHEMA {other}")
     try:
-        postgis.copy_workspace(schema, in_schema(database, other))
+        store.copy_workspace(schema, in_schema(database, other))
         with psycopg.connect(in_schema(database, other)) as connection:
             assert connection.execute("SELECT count(*) FROM positions").fetchone() == (2,)
     finally:
@@ -119,7 +120,7 @@ def test_postgis_to_postgis(rich_workspace: Path, schema: str, database: str) ->
 
 
 def test_the_tables_are_typed_keyed_and_indexed(rich_workspace: Path, schema: str) -> None:
-    postgis.copy_workspace(rich_workspace, schema)
+    store.copy_workspace(rich_workspace, schema)
     with psycopg.connect(schema) as connection:
         typed = dict(
             connection.execute(
@@ -153,26 +154,26 @@ def test_the_tables_are_typed_keyed_and_indexed(rich_workspace: Path, schema: st
 def test_a_copy_does_not_overwrite_what_it_was_not_told_to(
     rich_workspace: Path, schema: str, tmp_path: Path
 ) -> None:
-    postgis.copy_workspace(rich_workspace, schema)
+    store.copy_workspace(rich_workspace, schema)
     with pytest.raises(WorkspaceError, match=r"already holds a workspace \(11 layers\).*--replace"):
-        postgis.copy_workspace(rich_workspace, schema)
-    postgis.copy_workspace(rich_workspace, schema, replace=True)
+        store.copy_workspace(rich_workspace, schema)
+    store.copy_workspace(rich_workspace, schema, replace=True)
     (tmp_path / "back.gpkg").write_bytes(b"mine")
     with pytest.raises(WorkspaceError, match=r"back.gpkg: already exists"):
-        postgis.copy_workspace(schema, tmp_path / "back.gpkg")
+        store.copy_workspace(schema, tmp_path / "back.gpkg")
     assert (tmp_path / "back.gpkg").read_bytes() == b"mine"
 
 
 def test_an_empty_schema_is_not_a_workspace(schema: str, tmp_path: Path) -> None:
     with pytest.raises(WorkspaceError, match=r"holds no Corridor workspace \(corridor_layers"):
-        postgis.copy_workspace(schema, tmp_path / "out.gpkg")
+        store.copy_workspace(schema, tmp_path / "out.gpkg")
     assert not (tmp_path / "out.gpkg").exists()
 
 
 def test_an_unreachable_database_is_named_without_its_password(tmp_path: Path) -> None:
     url = "postgresql://ana:secret@127.0.0.1:9/corridor"
     with pytest.raises(WorkspaceError, match=r"ana:\*\*\*@127.0.0.1:9/corridor: cannot connect"):
-        postgis.copy_workspace(url, tmp_path / "out.gpkg")
+        store.copy_workspace(url, tmp_path / "out.gpkg")
 
 
 def test_the_command_line_copies(
@@ -204,7 +205,7 @@ def people(database: str) -> Iterator[dict[str, str]]:
 @pytest.fixture
 def shared(rich_workspace: Path, schema: str, people: dict[str, str]) -> Callable[[str], str]:
     """The workspace in PostGIS shared with `people`; gives the URL one of them connects with."""
-    postgis.copy_workspace(rich_workspace, schema)
+    store.copy_workspace(rich_workspace, schema)
     members = team.Members(viewers=[people["viewer"]],
                            editors=[people["editor"], people["other"]],
                            admins=[people["admin"]])  # fmt: skip
@@ -276,7 +277,7 @@ def test_team_init_made_while_another_makes_the_same_roles_goes_through(
 ) -> None:
     """An init on another database of the server makes the group roles between this one's
     look and its CREATE ROLE (roles are the cluster's): this one runs again and sees them."""
-    postgis.copy_workspace(rich_workspace, schema)
+    store.copy_workspace(rich_workspace, schema)
     team.init(schema)  # (the roles exist from here on)
     looks: list[str] = []
     real = team._role_exists
@@ -307,7 +308,7 @@ def tiny_in_postgis(tiny_workspace: Workspace) -> Workspace:
 
 
 def fail_on_third_insert(monkeypatch: pytest.MonkeyPatch, fault: Callable[[Any], None]) -> None:
-    from geo import postgis_store
+    from geo.store import postgis as postgis_store
 
     real, calls = postgis_store._insert, []
 
@@ -355,10 +356,10 @@ def test_a_connection_dropped_mid_edit_is_told_and_nothing_is_half_written(
     with pytest.raises(WorkspaceError, match="the connection failed; nothing of this transaction"):
         changes.commit(workspace, "tiny", edits, who="ana")
     monkeypatch.undo()
-    from geo.workspace import _LOADED
+    from geo.store.base import _LOADED
 
     _LOADED.clear()
-    assert Workspace(workspace.location).load("tiny") == tiny
+    assert open_workspace(workspace.location).load("tiny") == tiny
     assert changes.history(workspace) == []
     changes.commit(workspace, "tiny", edits[:1], who="ana")
     assert [c.new for c in changes.history(workspace)] == ["halted"]
@@ -383,7 +384,7 @@ def test_a_row_another_session_holds_is_told_as_busy_and_nothing_is_written(
 ) -> None:
     """QGIS (say) keeps a convoy's row locked in an open transaction: an edit waits the
     workspace's `lock_seconds`, then is refused as busy, not as a failed connection."""
-    workspace = Workspace(str(tiny_in_postgis.location), lock_seconds=0.5)
+    workspace = open_workspace(str(tiny_in_postgis.location), lock_seconds=0.5)
     edit = Edit("update", "convoys", "c1", {"status": "halted"})
     with psycopg.connect(str(workspace.location)) as other:
         other.execute("SELECT * FROM convoys WHERE id = 'c1' FOR UPDATE")
@@ -455,7 +456,7 @@ def test_a_snapshot_s_isolation_and_a_failed_transaction_do_not_carry_over(schem
 def test_connections_kept_are_few_and_not_a_fork_s(schema: str) -> None:
     import os
 
-    from geo import _idle_connections
+    from geo.store import _idle_connections
 
     opened = [postgis.connect(schema) for _ in range(_idle_connections.MOST_KEPT + 3)]
     for each in opened:
@@ -479,7 +480,7 @@ def test_a_kept_connection_logs_in_again_after_its_lifetime_and_idle_ones_are_cl
     role made NOLOGIN takes effect); a process that reads no more closes what it kept."""
     import time
 
-    from geo import _idle_connections
+    from geo.store import _idle_connections
 
     first = backend(schema)
     assert backend(schema) == first
@@ -503,7 +504,7 @@ def test_a_listener_whose_login_fails_listens_with_another_session_s(
     session still signed in offers its own login, and the pages are live again."""
     import time
 
-    from geo.postgis_store import Listener
+    from geo.store.listener import Listener
 
     url = str(tiny_in_postgis.location)
     gone = url.replace("://postgres@", "://no_such_role_any_more@", 1)

@@ -22,7 +22,7 @@ from geo.importing import Options
 from geo.mapview import MapView
 from geo.records import Scenario
 from geo.scenario import read_scenario
-from geo.workspace import Workspace
+from geo.store import open_workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = Path(__file__).parent / "data" / "scenarios" / "tiny"
@@ -108,7 +108,7 @@ def hostile_files(folder: Path) -> list[tuple[Path, str, dict[str, str]]]:
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Scenario, str]:
     """The tiny scenario with every hostile file imported, and its HTML export."""
     folder = tmp_path_factory.mktemp("hostile")
-    workspace = Workspace(folder / "workspace.gpkg")
+    workspace = open_workspace(folder / "workspace.gpkg")
     workspace.save(read_scenario(TINY))
     for path, name, defaults in hostile_files(folder):
         layer = "events" if path.name == "events.csv" else None

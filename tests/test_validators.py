@@ -29,8 +29,8 @@ from geo.place_labels import LabelLanguage
 from geo.records import Scenario
 from geo.scenario import read_scenario, write_scenario
 from geo.settings import Settings
+from geo.store import open_workspace
 from geo.synthetic import generate
-from geo.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 VALIDATORS = ROOT / "validators" / "node_modules"
@@ -79,8 +79,8 @@ def test_the_workspace_passes_gdals_validator(
     shipped: Scenario, synthetic: Scenario, tmp_path: Path
 ) -> None:
     path = tmp_path / "workspace.gpkg"
-    Workspace(path).save(shipped)
-    Workspace(path).save(synthetic)
+    open_workspace(path).save(shipped)
+    open_workspace(path).save(synthetic)
     assert validate_gpkg(path) == ""
 
 

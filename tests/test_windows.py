@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from geo import changes, synthetic, windows
-from geo import workspace as w
+from geo import changes, synthetic
+from geo import store as w
 from geo.errors import WorkspaceError
 from geo.records import Position, Scenario
-from geo.workspace import Workspace
+from geo.store import Workspace, open_workspace, windows
 
 ALEPPO = (36.9, 36.0, 37.4, 36.4)
 
@@ -134,7 +134,7 @@ def test_only_large_layers_are_read_by_window(workspace: Workspace, scenario: Sc
 
 
 def test_a_scenario_id_with_a_quote_is_read_as_text(tmp_path: Path, scenario: Scenario) -> None:
-    workspace = Workspace(tmp_path / "w.gpkg")
+    workspace = open_workspace(tmp_path / "w.gpkg")
     workspace.save(scenario)
     found = windows.rows_in(workspace, "events", "x' OR '1'='1")
     assert found.empty

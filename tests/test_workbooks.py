@@ -13,7 +13,7 @@ from geo.errors import ProblemLog
 from geo.importing import Options
 from geo.readers import workbook as _workbook
 from geo.records import FigureKind, Scenario
-from geo.workspace import Workspace
+from geo.store import Workspace
 
 IMPORTS = Path(__file__).parent / "data" / "import"
 

@@ -11,13 +11,14 @@ from typing import Any
 import pyogrio
 import pytest
 
-import geo.workspace
+import geo.store.base
+import geo.store.geopackage
 from geo import synthetic
 from geo.cli import main
 from geo.errors import ScenarioNotFoundError, WorkspaceError
 from geo.records import Scenario
 from geo.scenario import read_scenario, write_scenario
-from geo.workspace import Workspace
+from geo.store import Workspace, open_workspace
 
 FEATURES = {"places", "routes", "zones", "events"}
 ATTRIBUTES = {"convoys", "figures", "sources", "scenarios"}
@@ -117,7 +118,7 @@ def test_failed_save_leaves_file_as_it_was(
 ) -> None:
     workspace.save(tiny)
     before = workspace.path.read_bytes()
-    real_write = geo.workspace._write
+    real_write = geo.store.geopackage._write
     calls: list[str] = []
 
     def failing_write(
@@ -128,7 +129,7 @@ def test_failed_save_leaves_file_as_it_was(
             raise WorkspaceError(f"{path}: disk full while writing {layer!r}")
         real_write(frame, path, layer, geometry_type)
 
-    monkeypatch.setattr(geo.workspace, "_write", failing_write)
+    monkeypatch.setattr(geo.store.geopackage, "_write", failing_write)
     with pytest.raises(WorkspaceError, match="disk full"):
         workspace.save(shipped)
     assert len(calls) == 3
@@ -147,7 +148,7 @@ def test_failed_first_save_leaves_no_file(
     def failing_write(*args: object, **options: object) -> None:
         raise WorkspaceError("cannot write")
 
-    monkeypatch.setattr(geo.workspace, "_write", failing_write)
+    monkeypatch.setattr(geo.store.geopackage, "_write", failing_write)
     with pytest.raises(WorkspaceError, match="cannot write"):
         workspace.save(tiny)
     assert [p.name for p in workspace.path.parent.iterdir()] == ["workspace.gpkg.lock"]
@@ -197,7 +198,7 @@ def test_cli_import_if_missing_leaves_workspace_untouched(
 def test_cli_import_if_missing_imports_when_absent(tiny_dir: Path, tmp_path: Path) -> None:
     path = tmp_path / "w.gpkg"
     assert main(["import", str(tiny_dir), "--workspace", str(path), "--if-missing"]) == 0
-    assert Workspace(path).scenario_ids() == ["tiny"]
+    assert open_workspace(path).scenario_ids() == ["tiny"]
 
 
 def test_cli_import_invalid_folder_fails_without_touching_workspace(
@@ -219,7 +220,7 @@ def test_a_scenario_read_from_the_same_file_is_given_again(
     records again; a save, or a change made by another program in place, is read anew."""
     workspace.save(tiny)
     first = workspace.load("tiny")
-    assert Workspace(workspace.location).load("tiny") is first
+    assert open_workspace(workspace.location).load("tiny") is first
     rename = "UPDATE convoys SET label = 'Renamed in QGIS' WHERE id = 'c1'"
     if isinstance(workspace.location, Path):
         with sqlite3.connect(workspace.path) as db:  # e.g. QGIS editing the file in place
@@ -232,7 +233,7 @@ def test_a_scenario_read_from_the_same_file_is_given_again(
     renamed = workspace.load("tiny")
     assert renamed is not first
     assert renamed.convoys[0].label == "Renamed in QGIS"
-    kept = [key for key in geo.workspace._LOADED if key[0] == workspace._cache_key()]
+    kept = [key for key in geo.store.base._LOADED if key[0] == workspace._cache_key()]
     assert len(kept) == 1  # the older version is dropped, not kept beside it
 
 
@@ -244,8 +245,8 @@ def test_a_second_scenario_with_open_ended_zones_is_saved_beside_the_first(
     workspace.save(first)
     workspace.save(second)
     assert workspace.scenario_ids() == sorted([first.id, "other"])
-    assert Workspace(workspace.location).load(first.id) == first
-    assert Workspace(workspace.location).load("other") == second
+    assert open_workspace(workspace.location).load(first.id) == first
+    assert open_workspace(workspace.location).load("other") == second
 
 
 @pytest.mark.geopackage_only
@@ -254,7 +255,7 @@ def test_a_read_that_met_a_write_half_way_is_tried_again(
 ) -> None:
     import os
 
-    from geo import workspace as w
+    from geo.store import base as w
 
     real, calls = Workspace._load, []
 
@@ -275,7 +276,7 @@ def test_a_read_that_met_a_write_half_way_is_tried_again(
 def test_a_read_that_fails_with_no_writer_about_is_told_at_once(
     tiny_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from geo import workspace as w
+    from geo.store import base as w
 
     calls = []
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -12,7 +11,7 @@ import streamlit as st
 from geo import assets, bulk, changes, messages, permalink
 from geo.errors import ConflictError, CorridorError, ValidationError
 from geo.settings import Settings
-from geo.workspace import Workspace
+from geo.store import Workspace, open_workspace
 
 
 @st.cache_resource(show_spinner=False)
@@ -127,7 +126,7 @@ RIGHT_TO_LEFT_CSS = """<style>
 </style>"""
 
 
-def workspace_location() -> Path | str:
+def workspace_location() -> str:
     """The workspace this session works in: the one the server was started on, or, for a team
     workspace in PostGIS, the same database as the role this session signed in with."""
     signed: str | None = st.session_state.get("signed_in_url")
@@ -138,7 +137,7 @@ def sign_in_form() -> None:
     """For a team workspace: sign this session in with one's own database role and password
     (checked by PostgreSQL, kept in this session only and never shown). Drawn once per run."""
     settings = Settings.from_environment()
-    if isinstance(settings.workspace, Path):
+    if not open_workspace(settings.workspace).shared:
         return
     ss = st.session_state
     with st.sidebar.expander("Sign in with your database role", expanded=False):
@@ -154,13 +153,11 @@ def sign_in_form() -> None:
 
 
 def _sign_in(settings: Settings, role: str, password: str) -> None:
-    from geo import team
-
     try:
-        url = team.sign_in(
-            str(settings.workspace), role, password, unchecked=settings.sign_in_unchecked
+        url = open_workspace(settings.workspace).sign_in(
+            role, password, unchecked=settings.sign_in_unchecked
         )
-        Workspace(url).signed_in()  # type: ignore[attr-defined]
+        open_workspace(url).signed_in()
     except CorridorError as error:
         st.error(f"Not signed in as {role or '(no role)'}: {error}")
     else:
@@ -172,11 +169,9 @@ def _signed_in_as(url: str | None) -> None:
     read (its marks in the change log, an import checked under its rights)."""
     ss = st.session_state
     if url is None:
-        from geo.postgis import forget_kept
-
         signed_out = ss.pop("signed_in_url", None)
         if signed_out:
-            forget_kept(signed_out)  # (its login, password and all, kept no longer)
+            open_workspace(signed_out).sign_out()  # (its login, password and all, kept no longer)
     else:
         ss.signed_in_url = url
     forget_read_marks()
@@ -198,12 +193,11 @@ def forget_read_marks() -> None:
 
 def viewer_only(workspace: Workspace) -> bool:
     """Whether the workspace is a team's in PostGIS opened by a viewer, who may not edit (the
-    database refuses its writes: `geo.team`); says so on the page when it is."""
-    signed_in = getattr(workspace, "signed_in", None)
-    if signed_in is None:
+    database refuses its writes: `geo.store.team`); says so on the page when it is."""
+    if not workspace.shared:
         return False
     try:
-        role, team_role = signed_in()
+        role, team_role = workspace.signed_in()
     except CorridorError:  # (unreachable: the page says so when it reads or writes)
         return False
     if team_role != "viewer":

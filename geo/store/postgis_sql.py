@@ -1,5 +1,4 @@
-"""PostGIS: a workspace's layers as tables of a PostgreSQL database, and copies of a whole
-workspace between a GeoPackage and such a database (`python -m geo workspace copy`).
+"""PostGIS's SQL: connections, a workspace's layers as tables of a PostgreSQL database, its version.
 
 A workspace in PostGIS is the set of tables listed in its registry table (`corridor_layers`) in
 the connection's current schema (the first of its search path: `public` unless the URL says
@@ -15,25 +14,27 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 import psycopg
 import pyarrow as pa
-import pyogrio
 import shapely
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
-from geo import _idle_connections
-from geo._atomic import atomic_path
 from geo.errors import WorkspaceError, WorkspaceLockedError
-from geo.settings import POSTGIS_SCHEMES
-from geo.workspace import FID, GEOCODE_CACHE_LAYER, POSITIONS_LAYER, SCENARIO_ID, TIME_FIELDS
+from geo.store import _idle_connections
+from geo.store.layout import (
+    FID,
+    GEOCODE_CACHE_LAYER,
+    GEOMETRY,
+    POSITIONS_LAYER,
+    SCENARIO_ID,
+    TIME_FIELDS,
+    LayerInfo,
+)
 
-URL_SCHEMES = POSTGIS_SCHEMES
 CONNECT_SECONDS = 5
 """How long a connection may take before the database counts as unreachable."""
 LINK_OPTIONS: dict[str, Any] = {
@@ -50,7 +51,6 @@ and 15 s when something sent waits unanswered (a kept connection's first stateme
 TCP alone would wait for many minutes."""
 REGISTRY = "corridor_layers"
 """The table that lists a PostGIS workspace's layers, in their GeoPackage order."""
-GEOMETRY = "geom"
 SRID = 4326
 INDEXED_TIMES = TIME_FIELDS
 """The layers read by time window, and each one's time field."""
@@ -115,11 +115,6 @@ def linked(url: str) -> str:
     return make_conninfo(url, **LINK_OPTIONS)
 
 
-def is_url(location: str | Path) -> bool:
-    """Whether a workspace location is a PostgreSQL URL rather than a GeoPackage path."""
-    return isinstance(location, str) and location.startswith(URL_SCHEMES)
-
-
 def shown(url: str) -> str:
     """The URL as messages show it: without its password."""
     parts = urlsplit(url)
@@ -164,7 +159,7 @@ def connect(
     was at the first); WorkspaceError when the database cannot be reached.
 
     The connection is one this process kept from an earlier transaction when it can be
-    (`geo._idle_connections`), and is kept for the next one when the block ends cleanly;
+    (`geo.store._idle_connections`), and is kept for the next one when the block ends cleanly;
     `kept=False` logs in anew and closes after, for what must hold a session of its own (an
     advisory lock) or must see the server check a password.
     """
@@ -254,14 +249,6 @@ def reason(error: Exception) -> str:
 
 
 # Layers ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class LayerInfo:
-    """What a layer is besides its rows: its geometry type (OGR's name), or None for a table."""
-
-    name: str
-    geometry_type: str | None
 
 
 def layers(connection: psycopg.Connection[Any]) -> list[LayerInfo]:
@@ -395,7 +382,7 @@ def copy_in(
 
 
 def _row_secured(connection: psycopg.Connection[Any], table: str) -> bool:
-    """Whether a table is under row-level security (the team's change log: `geo.team`)."""
+    """Whether a table is under row-level security (the team's change log: `geo.store.team`)."""
     row = connection.execute(
         "SELECT relrowsecurity FROM pg_class "
         "WHERE oid = to_regclass(quote_ident(current_schema()) || '.' || quote_ident(%s))",
@@ -498,7 +485,7 @@ TOUCHED = "corridor_touched"
 it (Corridor, QGIS, psql), adds one to the workspace's version and notifies CHANNEL. It runs
 as the one who changed the layer (not as its maker: a definer's rights, with a schema taken
 from the trigger, would let anyone who may create a table run SQL as the maker); an editor
-may update the version (`geo.team`)."""
+may update the version (`geo.store.team`)."""
 UNTRACKED = frozenset({POSITIONS_LAYER, GEOCODE_CACHE_LAYER})
 """Layers no scenario is read from: their rows change neither the version nor anyone's page
 (live tracking refreshes its own layer; a position every few seconds would reload the map)."""
@@ -583,90 +570,3 @@ def bump(connection: psycopg.Connection[Any]) -> int:
     assert row is not None, "ensure_workspace makes the row"
     connection.execute("SELECT pg_notify(%s, current_schema())", [CHANNEL])
     return int(row[0])
-
-
-# Copies ------------------------------------------------------------------------------------
-
-
-def copy_workspace(source: str | Path, target: str | Path, *, replace: bool = False) -> list[str]:
-    """Copy every layer of a workspace, GeoPackage ↔ PostGIS (or PostGIS → PostGIS), in one
-    transaction or one atomic file; the layers copied, each with its row count."""
-    read = _postgis_layers(str(source)) if is_url(source) else _geopackage_layers(Path(source))
-    if is_url(target):
-        return _write_postgis(str(target), read, replace=replace)
-    return _write_geopackage(Path(target), read, replace=replace)
-
-
-def holds_workspace(location: str | Path) -> bool:
-    """Whether a GeoPackage path or a PostGIS URL holds a workspace already."""
-    if not is_url(location):
-        return Path(location).is_file()
-    with connect(str(location)) as connection:
-        return bool(layers(connection))
-
-
-def _geopackage_layers(path: Path) -> list[tuple[LayerInfo, pa.Table]]:
-    if not path.is_file():
-        raise WorkspaceError(f"{path}: no such GeoPackage workspace")
-    try:
-        listed = pyogrio.list_layers(path)
-        found = []
-        for name, kind in listed:
-            meta, table = pyogrio.read_arrow(path, layer=str(name), return_fids=True)
-            if meta["geometry_name"] and meta["geometry_name"] != GEOMETRY:
-                table = table.rename_columns(
-                    [GEOMETRY if n == meta["geometry_name"] else n for n in table.schema.names]
-                )
-            info = LayerInfo(str(name), None if kind is None else str(kind))
-            found.append((info, table.replace_schema_metadata(None)))
-    except pyogrio.errors.DataSourceError as error:
-        raise WorkspaceError(f"{path}: not a readable GeoPackage ({error})") from error
-    return found
-
-
-def _postgis_layers(url: str) -> list[tuple[LayerInfo, pa.Table]]:
-    with connect(url) as connection:
-        listed = layers(connection)
-        if not listed:
-            raise WorkspaceError(f"{shown(url)}: holds no Corridor workspace ({REGISTRY} missing)")
-        return [(info, read_layer(connection, info)) for info in listed]
-
-
-def _write_postgis(url: str, read: list[tuple[LayerInfo, pa.Table]], *, replace: bool) -> list[str]:
-    with connect(url) as connection:
-        held = layers(connection)
-        if held and not replace:
-            raise WorkspaceError(
-                f"{shown(url)}: already holds a workspace ({len(held)} layers); "
-                "expected an empty schema, or --replace to overwrite it"
-            )
-        for info in held:
-            connection.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(info.name)))
-        connection.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(REGISTRY)))
-        connection.execute("CREATE EXTENSION IF NOT EXISTS postgis")
-        ensure_workspace(connection)  # (the version goes on: what was read before is stale)
-        for position, (info, table) in enumerate(read):
-            write_layer(connection, info, table, position=position)
-        bump(connection)  # (every dashboard on it reads it again)
-    return [f"{info.name}: {table.num_rows} rows" for info, table in read]
-
-
-def _write_geopackage(
-    path: Path, read: list[tuple[LayerInfo, pa.Table]], *, replace: bool
-) -> list[str]:
-    from geo.workspace import add_time_indexes
-
-    if path.exists() and not replace:
-        raise WorkspaceError(f"{path}: already exists; expected a new file, or --replace")
-    with atomic_path(path) as temporary:
-        temporary.unlink()  # (GDAL makes the file)
-        for number, (info, table) in enumerate(read):
-            spatial = info.geometry_type is not None
-            pyogrio.write_arrow(
-                table, temporary, layer=info.name, driver="GPKG", append=number > 0,
-                geometry_name=GEOMETRY if spatial else None,
-                geometry_type=info.geometry_type if spatial else None,
-                crs=f"EPSG:{SRID}" if spatial else None,
-            )  # fmt: skip
-        add_time_indexes(temporary)
-    return [f"{info.name}: {table.num_rows} rows" for info, table in read]

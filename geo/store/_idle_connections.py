@@ -5,12 +5,12 @@ across a network with TLS) where a query costs a fraction of one, and a dashboar
 PostGIS workspace reads several times. psycopg_pool was weighed and not taken: it opens
 connections in its own threads, so a database that is down or refuses a password is told as
 "couldn't get a connection after N sec" once its timeout has passed, where Corridor must say at
-once why PostgreSQL refused (`geo.postgis.connect`). What is kept here is small: per process and
-URL, the connections a transaction ended cleanly on, handed out again most recent first; closed
-once unused for `IDLE_SECONDS` (a thread looks every `REAP_SECONDS`), once `LIFETIME_SECONDS`
-old (a login is checked again: a password changed or a role made NOLOGIN takes effect), and
-beyond `MOST_KEPT` in all. A kept connection the server has ended since (a restart) fails its
-first statement and is replaced by a new one.
+once why PostgreSQL refused (`geo.store.postgis_sql.connect`). What is kept here is small: per
+process and URL, the connections a transaction ended cleanly on, handed out again most recent
+first; closed once unused for `IDLE_SECONDS` (a thread looks every `REAP_SECONDS`), once
+`LIFETIME_SECONDS` old (a login is checked again: a password changed or a role made NOLOGIN
+takes effect), and beyond `MOST_KEPT` in all. A kept connection the server has ended since (a
+restart) fails its first statement and is replaced by a new one.
 """
 
 from __future__ import annotations

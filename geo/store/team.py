@@ -25,9 +25,9 @@ import psycopg
 import pyarrow as pa
 from psycopg import sql
 
-from geo import postgis
 from geo.errors import WorkspaceError
-from geo.workspace import FID, GEOCODE_CACHE_LAYER, POSITIONS_LAYER
+from geo.store import postgis_sql
+from geo.store.layout import FID, GEOCODE_CACHE_LAYER, GEOMETRY, POSITIONS_LAYER, LayerInfo
 
 VIEWER, EDITOR, ADMIN = "corridor_viewer", "corridor_editor", "corridor_admin"
 ROLES = {"viewer": VIEWER, "editor": EDITOR, "admin": ADMIN}
@@ -61,7 +61,7 @@ def init(url: str, members: Members = Members()) -> list[str]:
         return _init(url, members)
     except _Raced as raced:
         raise WorkspaceError(
-            f"{postgis.shown(url)}: a role or grant team init makes was there already when it "
+            f"{postgis_sql.shown(url)}: a role or grant team init makes was there already when it "
             f"looked again ({raced}); if another team init was running, run this one again"
         ) from None
 
@@ -72,10 +72,10 @@ class _Raced(Exception):
 
 def _init(url: str, members: Members) -> list[str]:
     done: list[str] = []
-    with postgis.connect(url) as connection:
-        if not postgis.layers(connection):
+    with postgis_sql.connect(url) as connection:
+        if not postgis_sql.layers(connection):
             raise WorkspaceError(
-                f"{postgis.shown(url)}: holds no Corridor workspace to share; copy one there "
+                f"{postgis_sql.shown(url)}: holds no Corridor workspace to share; copy one there "
                 "first (python -m geo workspace copy WORKSPACE.gpkg URL)"
             )
         schema = str(_one(connection, "SELECT current_schema()"))
@@ -91,11 +91,11 @@ def _init(url: str, members: Members) -> list[str]:
                                  (ADMIN, members.admins)):  # fmt: skip
                 _add_members(connection, group, names, done)
         except (psycopg.errors.DuplicateObject, psycopg.errors.UniqueViolation) as error:
-            raise _Raced(postgis.reason(error)) from None
+            raise _Raced(postgis_sql.reason(error)) from None
         except psycopg.errors.InsufficientPrivilege as error:
             raise WorkspaceError(
-                f"{postgis.shown(url)}: team init needs a role that may create roles and own "
-                f"the workspace's tables ({postgis.reason(error)})"
+                f"{postgis_sql.shown(url)}: team init needs a role that may create roles and own "
+                f"the workspace's tables ({postgis_sql.reason(error)})"
             ) from None
     return done
 
@@ -146,16 +146,16 @@ may not create tables."""
 
 def _change_log(connection: psycopg.Connection[Any], done: list[str]) -> None:
     """The layers editors add to, made (empty, and listed) where missing."""
-    held = {info.name for info in postgis.layers(connection)}
+    held = {info.name for info in postgis_sql.layers(connection)}
     for name, (geometry_type, columns) in GROWING.items():
         if name in held:
             continue
         empty = pa.table(
             {FID: pa.array([], pa.int64())}
             | {column: pa.array([], kind) for column, kind in columns}
-            | ({postgis.GEOMETRY: pa.array([], pa.binary())} if geometry_type else {})
+            | ({GEOMETRY: pa.array([], pa.binary())} if geometry_type else {})
         )
-        postgis.write_layer(connection, postgis.LayerInfo(name, geometry_type), empty)
+        postgis_sql.write_layer(connection, LayerInfo(name, geometry_type), empty)
         done.append(f"table {name} created")
 
 
@@ -182,9 +182,9 @@ def _grants(connection: psycopg.Connection[Any], schema: str, done: list[str]) -
         "schema": sql.Identifier(schema),
         "viewer": sql.Identifier(VIEWER),
         "editor": sql.Identifier(EDITOR),
-        "registry": sql.Identifier(postgis.REGISTRY),
+        "registry": sql.Identifier(postgis_sql.REGISTRY),
         "changes": sql.Identifier(CHANGES),
-        "state": sql.Identifier(postgis.STATE),
+        "state": sql.Identifier(postgis_sql.STATE),
     }
     for statement in GRANTS:
         connection.execute(sql.SQL(statement).format(**names))
@@ -241,24 +241,24 @@ def sign_in(url: str, role: str, password: str, *, unchecked: bool = False) -> s
     """
     if not role or not password:
         raise WorkspaceError("Signing in takes a database role and its password")
-    signed = postgis.with_login(url, role, password)
-    with postgis.connect(signed, kept=False):  # (a login of its own: the password checked)
+    signed = postgis_sql.with_login(url, role, password)
+    with postgis_sql.connect(signed, kept=False):  # (a login of its own: the password checked)
         pass
     if unchecked:
         return signed
-    wrong = postgis.with_login(url, role, f"wrong-{secrets.token_hex(12)}")
+    wrong = postgis_sql.with_login(url, role, f"wrong-{secrets.token_hex(12)}")
     try:
-        with postgis.connect(wrong, kept=False):
+        with postgis_sql.connect(wrong, kept=False):
             pass
     except WorkspaceError as error:
         if "password authentication failed" in str(error):
             return signed  # (a wrong password is refused: the right one was checked)
         raise WorkspaceError(  # (fail closed: a full server, a restart, a timeout)
-            f"{postgis.shown(url)}: could not make sure PostgreSQL checks {role}'s password "
+            f"{postgis_sql.shown(url)}: could not make sure PostgreSQL checks {role}'s password "
             f"({error}); try again"
         ) from None
     raise WorkspaceError(
-        f"{postgis.shown(url)}: PostgreSQL lets {role} in without checking its password (trust "
+        f"{postgis_sql.shown(url)}: PostgreSQL lets {role} in without checking its password (trust "
         "authentication in pg_hba.conf), so a sign-in here would prove nothing; ask the "
         "database's administrator to require passwords (scram-sha-256)"
     )

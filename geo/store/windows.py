@@ -10,18 +10,11 @@ import pandas as pd
 
 from geo import _schema as s
 from geo.errors import WorkspaceError
-from geo.workspace import (
-    CRS,
-    POSITION_FIELDS,
-    POSITIONS_LAYER,
-    SCENARIO_ID,
-    TIME_FIELDS,
-    Window,
-    Workspace,
-)
+from geo.store.base import Workspace
+from geo.store.layout import CRS, POSITION_FIELDS, POSITIONS_LAYER, SCENARIO_ID, TIME_FIELDS, Window
 
 Extent = tuple[float, float, float, float]
-"""West, south, east, north, in degrees (as `geo.workspace.Window` takes it)."""
+"""West, south, east, north, in degrees (as `geo.store.layout.Window` takes it)."""
 FIELDS = {
     "events": [SCENARIO_ID, *s.field_names(s.EVENTS)],
     POSITIONS_LAYER: list(POSITION_FIELDS),
@@ -59,7 +52,7 @@ def rows_in(
     if field is None:
         expected = f"one of the layers {', '.join(TIME_FIELDS)}"
         raise WorkspaceError(f"{workspace.label}: expected {expected}, got {layer!r}")
-    if not workspace.exists() or layer not in workspace._layers():
+    if not workspace.exists() or layer not in workspace.layer_names():
         names = list(dict.fromkeys([*(columns or FIELDS[layer]), field]))
         empty: pd.DataFrame = gpd.GeoDataFrame(columns=[*names, "geometry"], geometry="geometry",
                                                crs=CRS)  # fmt: skip

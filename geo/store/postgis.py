@@ -1,11 +1,10 @@
-"""The workspace on PostGIS: `Workspace("postgresql://…")` gives a `PostgisWorkspace`, which
-reads and writes the same scenarios through the same interface as the GeoPackage one.
+"""The PostGIS store: the same scenarios as the GeoPackage one, in a PostgreSQL schema.
 
 Every write is one database transaction that also adds one to the workspace's version
-(`geo.postgis.bump`, which notifies listening dashboards); writers that read, check and then
-write (`geo.changes.commit`) hold the workspace's advisory lock, the database-wide counterpart
-of the GeoPackage's lock file, so that two machines' edits are applied one after the other.
-Every read of one load sees one snapshot of the database.
+(`geo.store.postgis_sql.bump`, which notifies listening dashboards); writers that read, check
+and then write (`geo.changes.commit`) hold the workspace's advisory lock, the database-wide
+counterpart of the GeoPackage's lock file, so that two machines' edits are applied one after
+the other. Every read of one load sees one snapshot of the database.
 """
 
 from __future__ import annotations
@@ -13,9 +12,8 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
-from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 import geopandas as gpd
 import numpy as np
@@ -26,34 +24,34 @@ import shapely
 from psycopg import sql
 
 from geo import _schema as s
-from geo import postgis
 from geo.errors import WorkspaceError, WorkspaceLockedError
 from geo.event_table import EventTable
-from geo.postgis import GEOMETRY, LayerInfo
 from geo.records import Scenario
 from geo.settings import CACHE_DIR
-from geo.workspace import (
+from geo.store import postgis_sql, team
+from geo.store.added_columns import Extras
+from geo.store.base import LOCK_SECONDS, Notifications, Version, Workspace
+from geo.store.frames import as_stored, event_frame, records_frame, scenario_tables
+from geo.store.layout import (
     CRS,
     FID,
+    GEOMETRY,
+    GEOMETRY_OF,
     KINDS_BY_NAME,
     LAYERS,
-    LOCK_SECONDS,
     SCENARIO_ID,
     SCENARIOS_LAYER,
     TABLES,
+    LayerInfo,
     Window,
-    Workspace,
-    _as_stored,
-    _event_frame,
-    _frame,
-    _scenario_tables,
 )
+from geo.store.listener import Listener
 
-_GEOMETRY_OF = {layer.kind.name: layer.geometry_type for layer in LAYERS}
+T = TypeVar("T")
 
 
 class PostgisWorkspace(Workspace):
-    """A workspace in a PostGIS database (the URL's current schema; see `geo.postgis`).
+    """A workspace in a PostGIS database (the URL's current schema; see `geo.store.postgis_sql`).
 
     `path` is where this machine keeps the scenario dumps a commit writes (`geo.changes`),
     under `.cache/postgis/` (installed: the user's cache folder).
@@ -68,11 +66,28 @@ class PostgisWorkspace(Workspace):
 
     @property
     def label(self) -> str:
-        return postgis.shown(self.url)
+        return postgis_sql.shown(self.url)
 
     @property
     def location(self) -> str:
         return self.url
+
+    @property
+    def shared(self) -> bool:
+        """A team's database: roles, sign-in and notifications."""
+        return True
+
+    def without_login(self) -> str:
+        return postgis_sql.without_login(self.url)
+
+    def sign_in(self, role: str, password: str, *, unchecked: bool = False) -> str:
+        return team.sign_in(self.url, role, password, unchecked=unchecked)
+
+    def sign_out(self) -> None:
+        postgis_sql.forget_kept(self.url)
+
+    def listener(self) -> Notifications | None:
+        return Listener(self.url)
 
     # Connections, the lock and the version ---------------------------------------------------
 
@@ -88,10 +103,10 @@ class PostgisWorkspace(Workspace):
             return
         locked = getattr(self._local, "locked", None)
         if locked is not None:
-            with postgis.told(self.url), locked.transaction():
+            with postgis_sql.told(self.url), locked.transaction():
                 yield locked
             return
-        with postgis.connect(self.url) as connection:
+        with postgis_sql.connect(self.url) as connection:
             yield connection
 
     @contextlib.contextmanager
@@ -106,7 +121,7 @@ class PostgisWorkspace(Workspace):
             finally:
                 self._local.depth = depth
             return
-        with postgis.connect(self.url, kept=False) as connection:  # (the lock ends with it)
+        with postgis_sql.connect(self.url, kept=False) as connection:  # (the lock ends with it)
             connection.execute(f"SET lock_timeout = {max(1, int(self.lock_seconds * 1000))}")
             try:
                 connection.execute(
@@ -134,8 +149,6 @@ class PostgisWorkspace(Workspace):
         "editor", "viewer"; "owner" for a superuser, "" for none)."""
         found = self._signed_in
         if found is None:
-            from geo import team
-
             with self._connection() as connection:
                 row = connection.execute(
                     "SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user"
@@ -150,31 +163,33 @@ class PostgisWorkspace(Workspace):
 
     def exists(self) -> bool:
         with self._connection() as connection:
-            return bool(postgis.layers(connection))
+            return bool(postgis_sql.layers(connection))
 
-    def version(self) -> tuple[int, int, int] | None:
+    def modified(self) -> float:
+        """The workspace's version."""
+        version = self.version()
+        return float(version[1]) if version else 0.0
+
+    def version(self) -> Version | None:
         """(0, the workspace's version, 0): one more at every write; None with no workspace."""
         with self._connection() as connection:
-            found = postgis.version(connection)
+            found = postgis_sql.version(connection)
         return None if found is None else (0, found, 0)
 
-    def _written_meanwhile(self, before: tuple[int, int, int] | None) -> bool:
-        return False  # (a load reads one snapshot: a failed read is not a write half-seen)
-
-    def _settled(self, read: Any) -> Any:
+    def settled(self, read: Callable[[], T]) -> T:
         """`read()` in one snapshot of the database."""
         if getattr(self._local, "snapshot", None) is not None:
             return read()
-        with postgis.connect(self.url, snapshot=True) as connection:
+        with postgis_sql.connect(self.url, snapshot=True) as connection:
             self._local.snapshot = connection
             try:
                 return read()
             finally:
                 self._local.snapshot = None
 
-    def _layers(self) -> set[str]:
+    def layer_names(self) -> set[str]:
         with self._connection() as connection:
-            return {info.name for info in postgis.layers(connection)}
+            return {info.name for info in postgis_sql.layers(connection)}
 
     def _cache_key(self) -> str:
         return self.url
@@ -188,15 +203,15 @@ class PostgisWorkspace(Workspace):
         """One layer, every scenario's rows in their order (a GeoDataFrame if it has shapes)."""
         with self._connection() as connection:
             info = _info(connection, name, self.label)
-            return _frame_of(postgis.read_layer(connection, info), info)
+            return _frame_of(postgis_sql.read_layer(connection, info), info)
 
     def rows_after(self, layer: str, position: int) -> pd.DataFrame:
         with self._connection() as connection:
-            if layer not in {info.name for info in postgis.layers(connection)}:
+            if layer not in {info.name for info in postgis_sql.layers(connection)}:
                 return pd.DataFrame()
             info = _info(connection, layer, self.label)
             after = sql.SQL("WHERE {} > %s").format(sql.Identifier(FID))
-            table = postgis.read_layer(
+            table = postgis_sql.read_layer(
                 connection, info, _columns(connection, layer), after, [position]
             )
         return _frame_of(table, info)
@@ -204,13 +219,13 @@ class PostgisWorkspace(Workspace):
     def added_values(
         self, layer: str, scenario_id: str, ids: Collection[str]
     ) -> dict[str, dict[str, Any]]:
-        """As `Workspace.added_values`; the values as text (each put back cast to its type)."""
+        """The values as text (each put back cast to its type)."""
         if not ids or layer not in KINDS_BY_NAME:
             return {}
         ours = pd.DataFrame(columns=["id", SCENARIO_ID, *s.field_names(KINDS_BY_NAME[layer])])
         with self._connection() as connection:
-            held = {info.name for info in postgis.layers(connection)}
-            found = _Extras.of(connection, layer, scenario_id, ours, held, ids=set(ids))
+            held = {info.name for info in postgis_sql.layers(connection)}
+            found = Extras.of(connection, layer, scenario_id, ours, held, ids=set(ids))
         names = [name for name, _ in found.columns]
         return {
             str(rid): dict(zip(names, values, strict=True))
@@ -224,7 +239,7 @@ class PostgisWorkspace(Workspace):
         if not values:
             return
         with self.transaction(), self._connection() as connection:
-            present = postgis.column_types(connection, layer, full=True, settable=True)
+            present = postgis_sql.column_types(connection, layer, full=True, settable=True)
             wanted = {name for cells in values.values() for name in cells}
             columns = [(name, kind) for name, kind in present if name in wanted]
             rows = [
@@ -232,11 +247,11 @@ class PostgisWorkspace(Workspace):
                 for rid, cells in values.items()
             ]
             if columns:
-                _Extras(layer, scenario_id, columns, rows).restore(connection)
+                Extras(layer, scenario_id, columns, rows).restore(connection)
 
     def last_position(self, layer: str) -> int:
         with self._connection() as connection:
-            if layer not in {info.name for info in postgis.layers(connection)}:
+            if layer not in {info.name for info in postgis_sql.layers(connection)}:
                 return 0
             query = sql.SQL("SELECT coalesce(max({}), 0) FROM {}").format(
                 sql.Identifier(FID), sql.Identifier(layer)
@@ -248,7 +263,7 @@ class PostgisWorkspace(Workspace):
         with self._connection() as connection:
             info = _info(connection, s.EVENTS.name, self.label)
             where = sql.SQL("WHERE {} = %s").format(sql.Identifier(SCENARIO_ID))
-            table = postgis.read_layer(connection, info, columns, where, [scenario_id])
+            table = postgis_sql.read_layer(connection, info, columns, where, [scenario_id])
         return GEOMETRY, table
 
     def rows_in_window(self, window: Window) -> pd.DataFrame:
@@ -274,17 +289,26 @@ class PostgisWorkspace(Workspace):
             if not window.geometry:
                 info = LayerInfo(info.name, None)
             condition = sql.SQL("WHERE ") + sql.SQL(" AND ").join(where)
-            table = postgis.read_layer(connection, info, columns, condition, values)
+            table = postgis_sql.read_layer(connection, info, columns, condition, values)
         return _frame_of(table, info)
+
+    def export_layers(self) -> list[tuple[LayerInfo, pa.Table]]:
+        with postgis_sql.connect(self.url) as connection:
+            listed = postgis_sql.layers(connection)
+            if not listed:
+                raise WorkspaceError(
+                    f"{self.label}: holds no Corridor workspace ({postgis_sql.REGISTRY} missing)"
+                )
+            return [(info, postgis_sql.read_layer(connection, info)) for info in listed]
 
     # Writes --------------------------------------------------------------------------------
 
     def append_rows(self, layer: str, frame: pd.DataFrame, geometry_type: str | None) -> None:
         with self.transaction(), self._connection() as connection:
-            postgis.ensure_workspace(connection)
+            postgis_sql.ensure_workspace(connection)
             _insert(connection, layer, frame, geometry_type)
-            if layer not in postgis.UNTRACKED:
-                postgis.bump(connection)
+            if layer not in postgis_sql.UNTRACKED:
+                postgis_sql.bump(connection)
 
     def save(self, scenario: Scenario, *, append: dict[str, pd.DataFrame] | None = None) -> None:
         with self.transaction():
@@ -292,19 +316,19 @@ class PostgisWorkspace(Workspace):
 
     def _save(self, scenario: Scenario, append: dict[str, pd.DataFrame]) -> None:
         """The scenario's rows replaced, and `append`'s rows added, in one transaction."""
-        fresh = _scenario_tables(scenario)
+        fresh = scenario_tables(scenario)
         with self._connection() as connection:
-            postgis.ensure_workspace(connection)
-            held = {info.name for info in postgis.layers(connection)}
+            postgis_sql.ensure_workspace(connection)
+            held = {info.name for info in postgis_sql.layers(connection)}
             for name in TABLES:
-                kept = _Extras.of(connection, name, scenario.id, fresh[name], held)
+                kept = Extras.of(connection, name, scenario.id, fresh[name], held)
                 if name in held:
                     _delete_scenario(connection, name, scenario.id)
-                _insert(connection, name, fresh[name], _GEOMETRY_OF.get(name))
+                _insert(connection, name, fresh[name], GEOMETRY_OF.get(name))
                 kept.restore(connection)
             for name, rows in append.items():
                 _insert(connection, name, rows, None)
-            postgis.bump(connection)
+            postgis_sql.bump(connection)
 
     def write_records(
         self,
@@ -317,7 +341,7 @@ class PostgisWorkspace(Workspace):
         """Remove the `drop` ids, add the `put` records (an updated record keeps its place in
         the layer's order) and the `append` rows, in one transaction."""
         with self.transaction(), self._connection() as connection:
-            if SCENARIOS_LAYER not in {i.name for i in postgis.layers(connection)}:
+            if SCENARIOS_LAYER not in {i.name for i in postgis_sql.layers(connection)}:
                 self._save(scenario, append or {})
                 return
             frames = {}
@@ -326,12 +350,12 @@ class PostgisWorkspace(Workspace):
                 if put.get(name):
                     records = put[name]
                     if isinstance(records, EventTable):
-                        frames[name] = _event_frame(records, scenario.id, for_arrow=True)
+                        frames[name] = event_frame(records, scenario.id, for_arrow=True)
                     else:
-                        frames[name] = _frame(tuple(records), layer, scenario.id)
-            held = {info.name for info in postgis.layers(connection)}
+                        frames[name] = records_frame(tuple(records), layer, scenario.id)
+            held = {info.name for info in postgis_sql.layers(connection)}
             kept = [
-                _Extras.of(connection, name, scenario.id, frames[name], held, ids=drop[name])
+                Extras.of(connection, name, scenario.id, frames[name], held, ids=drop[name])
                 for name in frames
                 if drop.get(name)
             ]
@@ -350,84 +374,42 @@ class PostgisWorkspace(Workspace):
                 extras.restore(connection)
             for name, rows in (append or {}).items():
                 _insert(connection, name, rows, None)
-            written = postgis.bump(connection)
-        if _as_stored(put):
+            written = postgis_sql.bump(connection)
+        if as_stored(put):
             self._remember(scenario, (0, written, 0), scenario.id)
 
-
-@dataclass(frozen=True)
-class _Extras:
-    """The values of columns another program added to a layer (QGIS, say), read as text from
-    the rows a write replaces, to be put back on the rows written in their place (generated
-    columns, which the database fills itself, are left to it)."""
-
-    layer: str
-    scenario_id: str
-    columns: list[tuple[str, str]]  # (name, full type)
-    rows: list[tuple[Any, ...]]  # (id, value as text, ...)
-
-    @classmethod
-    def of(
-        cls,
-        connection: psycopg.Connection[Any],
-        layer: str,
-        scenario_id: str,
-        written: pd.DataFrame,
-        held: set[str],
-        ids: set[str] | None = None,
-    ) -> _Extras:
-        if layer not in held or "id" not in written.columns:
-            return cls(layer, scenario_id, [], [])
-        columns = [
-            (name, kind)
-            for name, kind in postgis.column_types(connection, layer, full=True, settable=True)
-            if name not in written.columns and name not in (FID, GEOMETRY)
-        ]
-        if not columns:
-            return cls(layer, scenario_id, [], [])
-        query = sql.SQL(
-            "SELECT id, {} FROM {} WHERE {} = %s AND (%s::text[] IS NULL OR id = ANY(%s))"
-        )
-        values = sql.SQL(", ").join(
-            sql.SQL("{}::text").format(sql.Identifier(n)) for n, _ in columns
-        )
-        chosen = None if ids is None else list(ids)
-        found = connection.execute(
-            query.format(values, sql.Identifier(layer), sql.Identifier(SCENARIO_ID)),
-            [scenario_id, chosen, chosen],
-        ).fetchall()
-        return cls(layer, scenario_id, columns, [tuple(row) for row in found])
-
-    def restore(self, connection: psycopg.Connection[Any]) -> None:
-        """Every row's values put back by one statement (a join on the id: one pass, however
-        many rows, and one change of the workspace's version)."""
-        if not self.rows:
-            return
-        names = [sql.Identifier(f"c{number}") for number in range(len(self.columns))]
-        update = sql.SQL(
-            "UPDATE {layer} AS t SET {sets} FROM unnest({arrays}) AS v(id, {names}) "
-            "WHERE t.{scenario} = %s AND t.id = v.id"
-        ).format(
-            layer=sql.Identifier(self.layer),
-            sets=sql.SQL(", ").join(
-                sql.SQL("{} = v.{}::{}").format(sql.Identifier(name), alias, sql.SQL(kind))
-                for (name, kind), alias in zip(self.columns, names, strict=True)
-            ),
-            arrays=sql.SQL(", ").join([sql.SQL("%s::text[]")] * (len(names) + 1)),
-            names=sql.SQL(", ").join(names),
-            scenario=sql.Identifier(SCENARIO_ID),
-        )
-        arrays = [list(values) for values in zip(*self.rows, strict=True)]
-        connection.execute(update, [*arrays, self.scenario_id])
+    def import_layers(
+        self, layers: list[tuple[LayerInfo, pa.Table]], *, replace: bool = False
+    ) -> list[str]:
+        with postgis_sql.connect(self.url) as connection:
+            held = postgis_sql.layers(connection)
+            if held and not replace:
+                raise WorkspaceError(
+                    f"{self.label}: already holds a workspace ({len(held)} layers); "
+                    "expected an empty schema, or --replace to overwrite it"
+                )
+            for info in held:
+                connection.execute(
+                    sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(info.name))
+                )
+            connection.execute(
+                sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(postgis_sql.REGISTRY))
+            )
+            connection.execute("CREATE EXTENSION IF NOT EXISTS postgis")
+            postgis_sql.ensure_workspace(connection)  # (the version goes on: reads are stale)
+            for position, (info, table) in enumerate(layers):
+                postgis_sql.write_layer(connection, info, table, position=position)
+            postgis_sql.bump(connection)  # (every dashboard on it reads it again)
+        return [f"{info.name}: {table.num_rows} rows" for info, table in layers]
 
 
 def _file_name(url: str) -> str:
     """A file name for a workspace URL (its host, database and options), without the password."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", postgis.shown(url).split("://", 1)[-1]).strip("_")
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", postgis_sql.shown(url).split("://", 1)[-1]).strip("_")
 
 
 def _info(connection: psycopg.Connection[Any], name: str, label: str) -> LayerInfo:
-    for info in postgis.layers(connection):
+    for info in postgis_sql.layers(connection):
         if info.name == name:
             return info
     raise WorkspaceError(f"{label}: cannot read layer {name!r} (the workspace has no such layer)")
@@ -435,7 +417,7 @@ def _info(connection: psycopg.Connection[Any], name: str, label: str) -> LayerIn
 
 def _columns(connection: psycopg.Connection[Any], layer: str) -> list[str]:
     """A table's columns in order, but for its feature id and geometry."""
-    return [n for n, _ in postgis.column_types(connection, layer) if n not in (FID, GEOMETRY)]
+    return [n for n, _ in postgis_sql.column_types(connection, layer) if n not in (FID, GEOMETRY)]
 
 
 def _frame_of(table: pa.Table, info: LayerInfo) -> pd.DataFrame:
@@ -493,26 +475,26 @@ def _insert(
     """Add rows to a layer, made (typed by the rows) when missing; a column the layer lacks
     is added, and a value its column cannot hold turns that column into text."""
     table = _arrow_rows(frame)
-    held = {info.name: info for info in postgis.layers(connection)}
+    held = {info.name: info for info in postgis_sql.layers(connection)}
     if layer not in held:
         kind = geometry_type if "geometry" in frame.columns else None
-        postgis.write_layer(connection, LayerInfo(layer, kind), table)
+        postgis_sql.write_layer(connection, LayerInfo(layer, kind), table)
         return
     info = held[layer]
-    kinds = dict(postgis.column_types(connection, layer))
+    kinds = dict(postgis_sql.column_types(connection, layer))
     columns = []
     for field in table.schema:
         if field.name == GEOMETRY:
             continue
         if field.name not in kinds:
-            kind = postgis.sql_type(info, pa.field(field.name, _plain(field.type)))
+            kind = postgis_sql.sql_type(info, pa.field(field.name, _plain(field.type)))
             connection.execute(
                 sql.SQL("ALTER TABLE {} ADD COLUMN {} {}").format(
                     sql.Identifier(layer), sql.Identifier(field.name), sql.SQL(kind)
                 )
             )
             kinds[field.name] = kind
-        target = postgis.read_as(kinds[field.name])
+        target = postgis_sql.read_as(kinds[field.name])
         try:
             array = table.column(field.name).cast(target)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -525,7 +507,7 @@ def _insert(
             array = table.column(field.name).cast(pa.string())
         table = table.set_column(table.schema.get_field_index(field.name), field.name, array)
         columns.append(table.schema.field(field.name))
-    postgis.copy_in(connection, info, table, columns)
+    postgis_sql.copy_in(connection, info, table, columns)
 
 
 def _plain(kind: pa.DataType) -> pa.DataType:
@@ -572,57 +554,3 @@ def _put_back(
         ),
         [list(fids), list(fids.values()), scenario_id],
     )
-
-
-class Listener:
-    """Notifications of writes to one PostGIS workspace, counted as they come (LISTEN on
-    `geo.postgis.CHANNEL`, in a thread of its own): a dashboard redraws when `count` moves.
-
-    A dropped connection is made again (every `RETRY_SECONDS`); `count` then moves as well,
-    since writes may have been missed meanwhile, and `problem` says what happened until the
-    connection is back.
-    """
-
-    RETRY_SECONDS = 2.0
-    WAIT_SECONDS = 1.0
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.count = 0
-        self.problem = ""
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="corridor-listen", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
-
-    def offer(self, url: str) -> None:
-        """Another session's login, listened with from the next try when this one's fails (the
-        role it was first given dropped since, its password changed): one session signed in
-        anew keeps every page on the server live. One that fails too is replaced by the next
-        session's offer in turn (no query here: every page offers every WATCH_SECONDS)."""
-        if self.problem and url != self.url:
-            self.url = url
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self._listen()
-            except Exception as error:  # noqa: BLE001 (any: the thread lives on, says why)
-                self.problem = f"{postgis.without_login(self.url)}: {postgis.reason(error)}"
-                self._stop.wait(self.RETRY_SECONDS)
-
-    def _listen(self) -> None:
-        with psycopg.connect(postgis.linked(self.url), autocommit=True) as connection:
-            row = connection.execute("SELECT current_schema()").fetchone()
-            schema = str(row[0]) if row else ""
-            connection.execute(sql.SQL("LISTEN {}").format(sql.Identifier(postgis.CHANNEL)))
-            if self.problem:
-                self.count += 1  # (back: what was written meanwhile is read again)
-                self.problem = ""
-            while not self._stop.is_set():
-                for notice in connection.notifies(timeout=self.WAIT_SECONDS):
-                    if notice.payload == schema:
-                        self.count += 1
