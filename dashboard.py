@@ -468,19 +468,22 @@ def draw_map(scenario: Scenario, view: MapView, *, live: Any = None) -> None:
     (a permalink, a convoy selected, "reset view") is drawn into it. A new moment (the slider,
     Play) is drawn into the standing map (geo.mapview.moment), which is not mounted again.
     """
-    drawn = mapview.build_live_map(
-        scenario,
-        view,
-        asset_url=published_assets(),
-        served=SERVED_EVENTS,
-        frame=ss.view_request,
-        keep_view=f"corridor-view:{scenario.id}",
-    )
+    options: dict[str, Any] = {
+        "asset_url": published_assets(),
+        "served": SERVED_EVENTS,
+        "frame": ss.view_request,
+        "keep_view": f"corridor-view:{scenario.id}",
+    }
+    if live is None:  # time moves: the moment is swapped into a map that stands
+        drawn = mapview.build_live_map(scenario, view, **options)
+        standing, swapped = drawn.standing, [drawn.moment]
+    else:  # positions move every few seconds: only they are swapped, the moment stands
+        standing, swapped = mapview.build_map(scenario, view, **options), [live]
     returned = st_folium(
-        drawn.standing,
+        standing,
         key="map",
         height=MAP_HEIGHT,
-        feature_group_to_add=[drawn.moment] if live is None else [drawn.moment, live],
+        feature_group_to_add=swapped,
         width=None,
         returned_objects=RETURNED,
     )

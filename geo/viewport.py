@@ -144,8 +144,8 @@ class ViewKeeper(ScriptCall):
     picture, a standalone page) the request is simply applied. Frames are fitted clear of the
     map's own controls: each control is stepped around by the cheaper of its two inner edges
     (together they leave at least 40% of the map), once the page is styled and the map has a
-    size. With `moment` the map's moment is drawn apart (geo.mapview.moment): the request
-    waits for it, so that its panels are measured full and its clicked popup is there to open.
+    size. With `moment` the map's moment is drawn apart (geo.mapview.moment): the clicked popup
+    the request opens waits for it.
     """
 
     FUNCTION = (
@@ -192,7 +192,11 @@ class ViewKeeper(ScriptCall):
             map.setView(request.center || map.getCenter(), request.zoom || map.getZoom(),
                         {animate: false});
         }
-        if (request.popup) { openPopupOf(request.popup); }
+        if (request.popup) { whenDrawn(function() { openPopupOf(request.popup); }); }
+    }
+    function whenDrawn(run) {  // the moment drawn apart is in: its layers are there
+        if (!moment || map.corridorMomentDrawn) { run(); return; }
+        map.once('corridor-moment', run);
     }
     function openPopupOf(tip) {  // the layer whose tooltip reads `tip`, a marker first
         var found = null, text = document.createElement('div');
@@ -235,23 +239,17 @@ class ViewKeeper(ScriptCall):
         });
         map.on('resize', function() { if (!touched) { apply(); } });
     }
-    function whenDrawn(run) {  // the moment drawn apart is in: panels full, layers there
-        if (!moment || map.corridorMomentDrawn) { run(); return; }
-        map.once('corridor-moment', run);
+    if (stored && stored.token === request.token) {
+        map.setView([stored.lat, stored.lng], stored.zoom, {animate: false});
+        shown();
+    } else if (request.bounds) {  // fitted once the controls have their size
+        whenStyled(function() { whenSized(function() { apply(); shown(); }); });
+        refitUntilTouched();
+    } else {
+        apply();
+        shown();
+        refitUntilTouched();
     }
-    whenDrawn(function() {
-        if (stored && stored.token === request.token) {
-            map.setView([stored.lat, stored.lng], stored.zoom, {animate: false});
-            shown();
-        } else if (request.bounds) {  // fitted once the controls have their size
-            whenStyled(function() { whenSized(function() { apply(); shown(); }); });
-            refitUntilTouched();
-        } else {
-            apply();
-            shown();
-            refitUntilTouched();
-        }
-    });
 }"""
     )
 

@@ -700,7 +700,8 @@ def test_an_arabic_map_says_its_title_legend_layers_and_popups_in_arabic(
     html = render(shipped, MapView(at=utc(13), language="ar"))
     title, legend = panel(html, "corridor-title"), panel(html, "corridor-legend")
     assert title.startswith('<div dir="rtl">')
-    assert "حتى \u206815 Dec 2016 15:00 EET (13:00 UTC)\u2069" in title  # the moment kept LTR
+    # the moment kept in its own direction among the Arabic words
+    assert "اعتبارًا من \u206815 Dec 2016 15:00 EET (13:00 UTC)\u2069" in title
     assert legend.startswith('<div dir="rtl"><button type="button" class="corridor-fold"')
     assert "مفتاح الخريطة" in legend
     assert "قافلة في الطريق (موقع مُقدَّر)" in legend
