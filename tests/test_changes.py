@@ -584,7 +584,7 @@ def test_columns_added_in_qgis_keep_their_types_through_edits_and_saves(
     """QGIS adds fields of its own types to a layer and fills one row: a GeoPackage written
     anew (each edit of a layer with added columns, a whole save) declares them as QGIS did and
     reads back the same values, the empty ones empty (a whole number and a yes/no came back
-    REAL). Not yet a DATE: pyogrio writes it as a DATETIME at midnight (README)."""
+    REAL). Not yet a DATE: pyogrio writes it as a DATETIME at midnight (docs/team.md)."""
     import sqlite3
 
     added = {"seats": "INTEGER", "crew": "MEDIUMINT", "small": "SMALLINT", "checked": "BOOLEAN",
