@@ -251,6 +251,15 @@ def browser() -> Iterator[Browser]:
         chromium.close()
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A `store_free` test's PostGIS copy is skipped before its fixtures start a server."""
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if item.get_closest_marker("store_free") and "postgis" in params.values():
+            reason = "the store plays no part in this: run on the GeoPackage alone"
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     """Each phase's report kept on the test, so fixtures can tell whether it failed."""

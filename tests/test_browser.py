@@ -134,6 +134,7 @@ def corridor_layers(frame: FrameLocator) -> set[str] | None:
     return set(value.split()) if value is not None else None
 
 
+@pytest.mark.store_free
 def test_map_layer_control_and_sidebar_stay_in_step(
     server: str, page: Page, blocked: list[str]
 ) -> None:

@@ -36,6 +36,7 @@ def map_labels(page: Page) -> list[str]:
         return []
 
 
+@pytest.mark.store_free
 def test_an_arabic_link_opens_right_to_left_and_english_comes_back_with_one_click(
     server: str, page: Page
 ) -> None:
@@ -56,6 +57,7 @@ def test_an_arabic_link_opens_right_to_left_and_english_comes_back_with_one_clic
     wait_until(page, lambda: "Aleppo\nحلب" in map_labels(page), "both names still on the map")
 
 
+@pytest.mark.store_free
 def test_place_names_switch_to_arabic_on_the_map_and_in_the_url(server: str, page: Page) -> None:
     page.goto(server, wait_until="domcontentloaded")
     wait_until(page, lambda: "Aleppo" in map_labels(page), "the English names on the map")

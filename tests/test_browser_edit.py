@@ -95,6 +95,7 @@ def upload(page: Page, path: Path) -> None:
                 raise
 
 
+@pytest.mark.store_free
 def test_every_format_reads_as_the_command_line_reads_it(
     server: str, page: Page, workspace: Workspace
 ) -> None:
@@ -125,6 +126,7 @@ def test_upload_add_then_undo(server: str, page: Page, workspace: Workspace) -> 
     assert "ramouseh" not in {p.id for p in workspace.load().places}
 
 
+@pytest.mark.store_free
 def test_a_hostile_file_name_is_shown_as_text(server: str, page: Page, tmp_path: Path) -> None:
     hostile = tmp_path / "<img src=x onerror=alert(1)>.csv"
     hostile.write_text((IMPORTS / "places.csv").read_text(encoding="utf-8"), encoding="utf-8")
@@ -378,6 +380,7 @@ def test_one_sheet_of_a_workbook_is_chosen_and_added(
     assert page.locator("[data-testid='stException']").count() == 0
 
 
+@pytest.mark.store_free
 def test_a_picture_named_csv_is_told_to_be_no_csv(server: str, page: Page, tmp_path: Path) -> None:
     picture = tmp_path / "convoys.csv"
     picture.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 8)

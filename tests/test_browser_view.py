@@ -126,6 +126,7 @@ def map_box(page: Page) -> dict[str, float]:
     return box
 
 
+@pytest.mark.store_free
 def test_a_dragged_map_stays_where_it_was_dragged(server: str, page: Page) -> None:
     first = open_dashboard(page, server)
     box = map_box(page)
@@ -161,6 +162,7 @@ def test_a_dragged_map_stays_where_it_was_dragged(server: str, page: Page) -> No
     assert {view[2] for view in after} == {seen[-1][2]}
 
 
+@pytest.mark.store_free
 def test_a_wheel_zoom_holds(server: str, page: Page) -> None:
     first = open_dashboard(page, server)
     box = map_box(page)
@@ -177,6 +179,7 @@ def test_a_wheel_zoom_holds(server: str, page: Page) -> None:
     assert seen[-1][2] > first[2]
 
 
+@pytest.mark.store_free
 def test_a_permalink_opens_at_its_view_and_stays(server: str, page: Page) -> None:
     opened = open_dashboard(page, server, "?center=36.17,37.02&zoom=11")
     assert abs(opened[2] - 11) <= 1
@@ -199,6 +202,7 @@ def convoy_1_in_view(page: Page) -> bool:
     return bool(inside)
 
 
+@pytest.mark.store_free
 def test_a_convoy_ticked_in_the_table_is_zoomed_to_and_stays(server: str, page: Page) -> None:
     open_dashboard(page, server)
     scenario = read_scenario(Settings.from_environment().default_scenario_dir)
@@ -227,6 +231,7 @@ ROW_PX = 35
 """The height of a row of Streamlit's data grid (and of its header), in CSS pixels."""
 
 
+@pytest.mark.store_free
 def test_a_convoy_clicked_on_the_map_is_selected_zoomed_to_and_stays(
     server: str, page: Page
 ) -> None:

@@ -229,8 +229,25 @@ BRING = """
     return [box.left + p.x, box.top + p.y];
 }
 """
-OPEN_POPUP = """(name) => Array.from(window[name].getContainer().querySelectorAll(
-    '.leaflet-popup')).some(e => e.style.opacity !== '0')"""
+NO_POPUP = """(name) =>
+    window[name].getContainer().querySelectorAll('.leaflet-popup').length === 0"""
+POPUP_SETTLED = """
+(name) => {  // one popup open, faded in, no pan under way, and still since the last frame
+    const map = window[name];
+    const open = Array.from(map.getContainer().querySelectorAll('.leaflet-popup'))
+        .filter(e => e.style.opacity !== '0');
+    if (open.length !== 1 || getComputedStyle(open[0]).opacity !== '1'
+        || (map._panAnim && map._panAnim._inProgress)) {
+        window.__popupBox = null;
+        return false;
+    }
+    const r = open[0].getBoundingClientRect();
+    const box = [r.left, r.top, r.width, r.height].join();
+    const still = window.__popupBox === box;
+    window.__popupBox = box;
+    return still;
+}
+"""
 MEASURE = """
 (name) => {
     const container = window[name].getContainer();
@@ -268,15 +285,14 @@ def test_every_popup_opens_whole_inside_the_map_and_clear_of_its_panels(
     wrong = []
     for spot in targets:
         x, y = page.evaluate(BRING, [name, spot])
-        page.wait_for_timeout(250)  # (the last popup has faded out: it took clicks till then)
+        page.wait_for_function(NO_POPUP, arg=name)  # (a fading one took the clicks)
         page.mouse.move(x, y)
         page.mouse.click(x, y)
         try:
-            page.wait_for_function(OPEN_POPUP, arg=name, timeout=5_000)
+            page.wait_for_function(POPUP_SETTLED, arg=name, timeout=5_000)
         except PlaywrightTimeout:
-            wrong.append({"no popup at": spot})
+            wrong.append({"no popup at": spot, **page.evaluate(MEASURE, name)})
             continue
-        page.wait_for_timeout(250)  # (the popup has settled: no pan or fade under way)
         found = page.evaluate(MEASURE, name)
         if found["popups"] != 1 or not found["inside"] or found["under"] or found["tooltips"]:
             wrong.append(found)
