@@ -14,6 +14,7 @@ from test_browser import MAP_FRAME, url_param, wait_until
 pytestmark = pytest.mark.browser
 
 SIDEBAR = "[data-testid='stSidebar']"
+NAVIGATION = "[data-testid='stSidebarNav'] a"
 
 
 @pytest.fixture(scope="module", params=STORES)
@@ -26,6 +27,11 @@ def server(
 
 def sidebar_direction(page: Page) -> str:
     return str(page.locator(SIDEBAR).evaluate("e => getComputedStyle(e).direction"))
+
+
+def page_names(page: Page) -> list[str]:
+    """The names of the pages in the sidebar's navigation, in order."""
+    return [name.strip() for name in page.locator(NAVIGATION).all_inner_texts()]
 
 
 def map_labels(page: Page) -> list[str]:
@@ -44,9 +50,11 @@ def test_an_arabic_link_opens_right_to_left_and_english_comes_back_with_one_clic
     page.locator(SIDEBAR).get_by_text("الطبقات").wait_for(timeout=60_000)
     wait_until(page, lambda: sidebar_direction(page) == "rtl", "the sidebar right to left")
     wait_until(page, lambda: "Aleppo\nحلب" in map_labels(page), "Aleppo and حلب on the map")
+    wait_until(page, lambda: page_names(page)[:2] == ["الخريطة", "من تقرير"], "pages in Arabic")
 
     page.locator(SIDEBAR).get_by_text("English", exact=True).click()
     page.locator(SIDEBAR).get_by_text("Layers", exact=True).wait_for(timeout=30_000)
+    wait_until(page, lambda: page_names(page)[:2] == ["Map", "From a report"], "pages in English")
     wait_until(page, lambda: url_param(page, "lang") is None, "the URL to drop lang=ar")
     wait_until(page, lambda: sidebar_direction(page) == "ltr", "the sidebar left to right")
     for _ in range(12):  # watched for three seconds: the choice holds, the names stay

@@ -343,7 +343,7 @@ def test_drafts_added_from_a_report_are_undone_by_who_added_them(
     [change] = [c for c in changes.history(workspace) if c.note.startswith("convoys from")][-1:]
     assert change.who == "desk-editor"
 
-    page.get_by_role("link", name="import and edit").click()
+    page.get_by_role("link", name="Import and edit").click()
     page.get_by_role("heading", name="Import and edit").wait_for(timeout=30_000)
     name = page.get_by_label("Your name (for the change log)", exact=True)
     assert name.input_value() == "desk-editor"

@@ -72,7 +72,7 @@ def test_a_report_about_sudan_becomes_a_scenario_on_the_dashboard(
         assert "el-geneina-to-adre-june-2023" in workspace.scenario_ids()
 
         click_until(
-            page.get_by_role("link", name="from a report"),
+            page.get_by_role("link", name="From a report"),
             page.get_by_role("heading", name="From a report"),
         )  # (a link, as a hand goes: the session keeps the scenario just made)
         chosen = page.get_by_role("combobox", name="Add the drafts to the scenario")
@@ -101,7 +101,7 @@ def test_a_report_about_sudan_becomes_a_scenario_on_the_dashboard(
         assert [z.id for z in workspace.load(SCENARIO_ID).zones] == ["geneina-held"]
 
         click_until(
-            page.get_by_role("link", name="dashboard"),
+            page.get_by_role("link", name="Map"),
             page.get_by_text("Disclaimer:").first,
         )
         settled(page)
@@ -145,7 +145,7 @@ def zone_file(folder: Path, scenario: Scenario) -> Path:
 def import_zone(page: Page, path: Path) -> None:
     """On Import and edit, choose the new scenario, upload the zone and add it."""
     click_until(
-        page.get_by_role("link", name="import and edit"),
+        page.get_by_role("link", name="Import and edit"),
         page.get_by_role("heading", name="Import and edit"),
     )
     settled(page)

@@ -127,7 +127,7 @@ def test_a_viewer_signed_in_in_the_browser_gets_no_edit_controls(
         page.get_by_role("button", name="Sign in").click()
         page.get_by_text(f"Signed in as {checked_team.viewer} (viewer)").wait_for(timeout=60_000)
         click_until(
-            page.get_by_role("link", name="import and edit"),
+            page.get_by_role("link", name="Import and edit"),
             page.get_by_text("a viewer: editing is for editors"),
         )
         page.wait_for_timeout(3_000)  # and nothing to edit comes after
@@ -136,7 +136,7 @@ def test_a_viewer_signed_in_in_the_browser_gets_no_edit_controls(
         assert page.locator("input[type='file']").count() == 0
         assert checked_team.password not in page.content()
         click_until(
-            page.get_by_role("link", name="from a report"),
+            page.get_by_role("link", name="From a report"),
             page.get_by_role("heading", name="From a report"),
         )
         page.wait_for_timeout(2_000)
@@ -231,7 +231,7 @@ def test_a_session_signs_in_with_its_own_database_role_and_out_again(
     assert not app.exception
     assert "a viewer: editing is for editors" in shown_text(app)
     assert not app.tabs
-    app.switch_page("dashboard.py").run()
+    app.switch_page("pages/map.py").run()
     from geo.store import _idle_connections
 
     def kept_for_the_viewer() -> int:

@@ -584,7 +584,7 @@ def test_another_page_and_back_keeps_the_moment_layers_view_and_language(
         if page != "pages/from_a_report.py":  # (that page has no choice of language yet)
             assert app.radio(key="language").value == "ar", page
             assert any("direction: rtl" in m.value for m in app.markdown), page
-    app.switch_page("dashboard.py").run()
+    app.switch_page("pages/map.py").run()
     assert not app.exception
     assert app.radio(key="language").value == "ar"
     assert app.radio(key="labels").value == "both"

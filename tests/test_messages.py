@@ -51,7 +51,7 @@ def messages_in(path: Path) -> set[str]:
 
 
 def test_every_message_of_the_dashboard_has_its_arabic() -> None:
-    shown = messages_in(ROOT / "dashboard.py")
+    shown = messages_in(ROOT / "pages" / "map.py")
     assert {"Layers", "(not stated)", "any time before"} <= shown  # the parse finds them
     shown |= set(LAYER_LABELS.values()) | set(BASES.values()) | set(LABEL_LANGUAGES.values())
     shown |= {s.value for s in ConvoyStatus} | {c.value for c in Confidence}
@@ -108,3 +108,19 @@ def test_an_unknown_interface_language_is_refused() -> None:
 def test_arabic_reads_right_to_left() -> None:
     assert messages.direction("ar") == "rtl"
     assert messages.direction("en") == "ltr"
+
+
+def test_every_page_has_its_name_in_arabic_and_in_title_case() -> None:
+    tree = ast.parse((ROOT / "dashboard.py").read_text(encoding="utf-8"))
+    (pages,) = [
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PAGES"
+    ]
+    names = [name for _, name, _ in pages]
+    assert names == ["Map", "From a report", "Import and edit", "New scenario"]
+    assert all((ROOT / path).is_file() for path, _, _ in pages)
+    arabic = messages.catalogue("ar")
+    assert [arabic.get(name) for name in names] == [
+        "الخريطة", "من تقرير", "استيراد وتحرير", "سيناريو جديد"
+    ]  # fmt: skip

@@ -88,8 +88,8 @@ def owner(key: str, default: Any = None) -> Any:
 
 
 def language() -> str:
-    """The interface language this session chose ("en" until it chose)."""
-    return str(owner("language", "en"))
+    """The interface language this session chose (until it chose, the one its link asks for)."""
+    return str(owner("language") or permalink.read(st.query_params).language)
 
 
 def language_choice(page: str) -> str:
