@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import csv
+import re
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -103,3 +104,21 @@ def language_column(language: str) -> str:
 def placeholders(message: str) -> set[str]:
     """The {names} a message is formatted with."""
     return {name for _, name, _, _ in string.Formatter().parse(message) if name}
+
+
+UNIT = re.compile(r"^(?P<what>.+) \((?P<unit>[^()]+)\)$")
+"""A table heading with its unit: "length (km)", "departs (UTC)", "off route (m)"."""
+
+
+def headings(language: str, columns: Iterable[object]) -> dict[str, str]:
+    """Each table column's heading in `language`: its own entry, else its words and its unit
+    (in brackets) each from the catalogue ("government (km)" → "الحكومة (كم)")."""
+    say = words(language)
+    named = {}
+    for column in map(str, columns):
+        heading = say(column)
+        unit = UNIT.match(column)
+        if heading == column and unit is not None:
+            heading = f"{say(unit['what'])} ({say(unit['unit'])})"
+        named[column] = heading
+    return named

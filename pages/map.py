@@ -63,6 +63,11 @@ def t(message: str, **values: object) -> str:
     return messages.say(language(), message, **values)
 
 
+def headings(frame: Any) -> dict[str, Any]:
+    """A table's column headings in the interface language (its column names stay English)."""
+    return dict(messages.headings(language(), frame.columns))
+
+
 def isolated(text: object) -> str:
     """Text of another language or a date, kept in its own direction among Arabic words."""
     return messages.isolated(text, language())
@@ -457,7 +462,9 @@ def tracking_table(scenario: Scenario, states: dict[str, Any]) -> None:
     table = tables.tracking_table(list(states.values()))
     st.caption(f"Live positions: {len(table)} convoys reporting")
     if len(table):
-        st.dataframe(table, hide_index=True, width="stretch", key="tracking")
+        st.dataframe(
+            table, hide_index=True, width="stretch", column_config=headings(table), key="tracking"
+        )
 
 
 def draw_map(scenario: Scenario, view: MapView, *, live: Any = None) -> None:
@@ -629,6 +636,7 @@ def convoys(scenario: Scenario, view: MapView) -> None:
         frame,
         hide_index=True,
         width="stretch",
+        column_config=headings(frame),
         on_select="rerun",
         selection_mode="single-row",
         key="convoy_table",
@@ -653,7 +661,9 @@ def risk_panel(scenario: Scenario, view: MapView) -> None:
             return
         st.caption(markdown_literal((view.risk_rules or RiskRules()).describe()))
         table = tables.risk_table(list(risks.values()))
-        st.dataframe(table, hide_index=True, width="stretch", key="risk_table")
+        st.dataframe(
+            table, hide_index=True, width="stretch", column_config=headings(table), key="risk_table"
+        )
 
 
 def _select_and_zoom(scenario: Scenario, convoy_id: str, *, popup: str = "") -> None:
@@ -672,7 +682,7 @@ def details(scenario: Scenario, view: MapView) -> None:
     note = mapview.state_note(timeline.convoy_at(scenario, convoy, view.at))
     if note:
         st.caption(markdown_literal(note))
-    st.table(frame)
+    st.table(frame.rename(index=messages.headings(language(), frame.index)))
     if st.button(t("Clear selection"), key="clear"):
         ss.selected = None
         st.rerun()

@@ -522,6 +522,8 @@ def test_an_arabic_link_opens_the_arabic_interface_with_both_names_on_the_map(
     assert (app.radio(key="language").value, app.radio(key="labels").value) == ("ar", "both")
     assert [s.value for s in app.sidebar.subheader][:2] == ["الطبقات", "عوامل التصفية"]
     assert app.checkbox(key="layer:routes").label == "مسارات القوافل"
+    table = json.loads(app.dataframe(key="convoy_table").proto.columns)
+    assert (table["convoy"]["label"], table["to"]["label"]) == ("القافلة", "إلى")
     assert "من أُجلي حتى الآن (وفق التقارير)" in metrics(app)
     label = 'Aleppo<br><span lang="ar" dir="rtl">حلب</span>'
     assert label in place_symbol(map_script(app), "Aleppo · حلب (مدينة)")

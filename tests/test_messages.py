@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import ast
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from conftest import SHIPPED_DIR
 
-from geo import export, messages
+from geo import export, messages, tables
 from geo.errors import ValidationError
-from geo.mapview import BASES, LAYER_LABELS
+from geo.mapview import BASES, LAYER_LABELS, MapView, layers
 from geo.mapview.layers import HEADED_TO_NOTE
 from geo.mapview.legend import PLACE_LEGEND, ROUTE_LEGEND
 from geo.mapview.symbols import APPROXIMATE_NOTE, RISK_COLOURS
@@ -26,6 +28,7 @@ from geo.records import (
     TimePrecision,
     ZonePrecision,
 )
+from geo.scenario import read_scenario
 from geo.timeline import ConvoyState
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -124,3 +127,22 @@ def test_every_page_has_its_name_in_arabic_and_in_title_case() -> None:
     assert [arabic.get(name) for name in names] == [
         "الخريطة", "من تقرير", "استيراد وتحرير", "سيناريو جديد"
     ]  # fmt: skip
+
+
+def test_every_table_heading_of_the_dashboard_has_its_arabic() -> None:
+    shipped = read_scenario(SHIPPED_DIR)
+    view = MapView(at=datetime(2016, 12, 15, 15, tzinfo=UTC), layers=frozenset({"risk"}))
+    risks = layers.alerts(shipped, view) or {}
+    shown = {c.id for c in shipped.convoys}
+    frames = [
+        tables.shown_convoys(shipped, view.at, shown, risks=risks),
+        tables.risk_table(list(risks.values())),
+    ]
+    columns = [str(c) for frame in frames for c in frame.columns]
+    assert {"convoy", "departs (UTC)", "length (km)", "because"} <= set(columns)
+    arabic = messages.headings("ar", columns)
+    untranslated = [c for c, heading in arabic.items() if heading == c]
+    assert untranslated == []
+    assert arabic["departs (UTC)"] == "الانطلاق (UTC)"
+    assert arabic["length (km)"] == "الطول (كم)"
+    assert messages.headings("en", columns) == {c: c for c in columns}
