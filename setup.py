@@ -16,7 +16,7 @@ DATA = [
     "reading/*",
     "scenarios/*/*",
 ]
-ASSETS = [  # the files geo/assets.py reads, the images their styles use, and each licence
+ASSETS = [  # the files geo/mapview/assets.py reads, the images their styles use, and each licence
     "*/package.json",
     "*/LICENSE*",
     "leaflet/dist/*",

@@ -27,8 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import folium
 from playwright.sync_api import Browser, sync_playwright
 
-from geo import assets, export, mapview, synthetic
+from geo import export, mapview, synthetic
 from geo.chromium import LAUNCH_ARGS, find_chromium
+from geo.mapview import assets
 from geo.records import Scenario
 
 SIZES = [(1_000, 1_000), (10_000, 1_000), (100_000, 1_000), (1_000, 10_000), (10_000, 10_000),

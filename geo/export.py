@@ -17,15 +17,15 @@ from typing import Any
 
 from branca.element import Element
 
-from geo import basemap, extent, mapview
+from geo import extent, mapview
 from geo._atomic import atomic_path
 from geo.errors import ExportError
 from geo.export_data import csv_zip, feature_collection, gpkg_bytes
-from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, MapView
+from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, MapView, basemap
+from geo.mapview.viewport import ViewRequest
 from geo.pictures import PAPER, browser
 from geo.records import Scenario
 from geo.safe_html import FONTS, esc, times
-from geo.viewport import ViewRequest
 
 FORMATS = ("html", "png", "pdf", "geojson", "gpkg", "csv")
 MAP_FORMATS = ("html", "png", "pdf")

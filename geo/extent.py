@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from geo.errors import Problem, ValidationError
-from geo.viewport import Bounds, ViewRequest
+from geo.mapview.viewport import Bounds, ViewRequest
 
 VIEW_TOKEN = "view"
 """The token of an exported view (the page's map says it in data-corridor-view)."""

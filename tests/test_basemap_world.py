@@ -14,9 +14,9 @@ from conftest import OfflinePage
 from PIL import Image
 from shapely.geometry import shape
 
-from geo import basemap, export, mapview
-from geo.mapview import MapView
-from geo.place_labels import LabelLanguage
+from geo import export, mapview
+from geo.mapview import MapView, basemap
+from geo.mapview.place_labels import LabelLanguage
 from geo.records import Scenario
 from geo.scenario import read_scenario
 

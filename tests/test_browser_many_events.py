@@ -11,7 +11,8 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, Response
 from test_browser import MAP_FRAME, url_param, wait_until
 
-from geo import bulk, mapview, synthetic
+from geo import mapview, synthetic
+from geo.mapview import event_points
 from geo.records import Scenario
 from geo.timeline import opening_step
 
@@ -51,7 +52,7 @@ def test_many_events_come_from_a_served_file_and_stay_drawn(
     scenario: Scenario, server: str, page: Page
 ) -> None:
     opening = mapview.MapView(at=opening_step(scenario), event_days=7)
-    assert len(mapview.shown(scenario, opening).events) > bulk.INLINE_LIMIT
+    assert len(mapview.shown(scenario, opening).events) > event_points.INLINE_LIMIT
     fetched: list[tuple[str, int]] = []
 
     def note(response: Response) -> None:
@@ -89,5 +90,5 @@ def test_many_events_come_from_a_served_file_and_stay_drawn(
     )
     wait_until(page, lambda: events_drawn(page) > 0, "the last week's events drawn")
     last = mapview.MapView(at=scenario.end, event_days=7)
-    assert len(mapview.shown(scenario, last).events) > bulk.INLINE_LIMIT
+    assert len(mapview.shown(scenario, last).events) > event_points.INLINE_LIMIT
     assert {status for _, status in fetched} == {200}

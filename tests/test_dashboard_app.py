@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from geo import bulk, changes, importing, mapview, tables
+from geo import changes, importing, mapview, tables
 from geo.errors import AssetsMissingError
-from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, LAYER_LABELS
+from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, LAYER_LABELS, event_points
 from geo.scenario import read_scenario
 from geo.settings import Settings
 from geo.store import open_workspace
@@ -318,7 +318,7 @@ def test_imported_events_are_drawn_and_filtered_by_type_and_date(
         assert block
         assert dict(OVERLAY_ENTRY.findall(block[1]))[json.dumps(LAYER_LABELS["events"])] == group
         columns = json.loads(data)
-        kinds = bulk.inflated(columns["kind"], "<u2")
+        kinds = event_points.inflated(columns["kind"], "<u2")
         assert len(kinds) == columns["n"]
         return [columns["kinds"][kind] for kind in kinds]
 

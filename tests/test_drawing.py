@@ -16,10 +16,8 @@ import streamlit_folium
 from conftest import OfflinePage
 from shapely.geometry import LineString, MultiPolygon, Polygon
 
-import geo.assets
-from geo import drawing
 from geo.errors import ValidationError
-from geo.mapview import MapView
+from geo.mapview import MapView, assets, drawing
 from geo.records import Scenario
 from geo.scenario import read_scenario
 
@@ -104,10 +102,10 @@ def test_with_an_asset_url_the_published_bundles_carry_leaflet_draw(
 ) -> None:
     base = "../../app/static/vendor"
     html = render(drawing.drawing_map(tiny, MapView(at=AT), asset_url=base))
-    assert loaded(html) == [f"{base}/{geo.assets.BUNDLE_JS}", f"{base}/{geo.assets.BUNDLE_CSS}"]
-    geo.assets.publish(tmp_path)
-    script = (tmp_path / geo.assets.BUNDLE_JS).read_text(encoding="utf-8")
-    style = (tmp_path / geo.assets.BUNDLE_CSS).read_text(encoding="utf-8")
+    assert loaded(html) == [f"{base}/{assets.BUNDLE_JS}", f"{base}/{assets.BUNDLE_CSS}"]
+    assets.publish(tmp_path)
+    script = (tmp_path / assets.BUNDLE_JS).read_text(encoding="utf-8")
+    style = (tmp_path / assets.BUNDLE_CSS).read_text(encoding="utf-8")
     assert "L.Control.Draw" in script
     assert ".leaflet-draw-toolbar" in style
     assert "images/spritesheet" not in style

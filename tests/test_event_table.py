@@ -18,10 +18,11 @@ from hypothesis import strategies as st
 
 from geo import _fields as f
 from geo import _schema as s
-from geo import bulk, changes, event_columns, event_table, synthetic
+from geo import changes, event_columns, event_table, synthetic
 from geo import scenario as scenario_files
 from geo.errors import ValidationError
 from geo.event_table import EventTable, _coordinates, picked
+from geo.mapview import event_points
 from geo.records import Scenario
 from geo.scenario import read_scenario
 from geo.store import Workspace, open_workspace
@@ -267,9 +268,9 @@ def test_the_map_s_event_details_from_a_table_equal_those_from_records(
     scenario: Scenario,
 ) -> None:
     chosen = np.array([0, 7, 3, 299])
-    from_table = bulk.payload(scenario, chosen, still=False)
-    from_records = bulk.payload(replace(scenario, events=tuple(scenario.events)), chosen,
-                                still=False)  # fmt: skip
+    from_table = event_points.payload(scenario, chosen, still=False)
+    from_records = event_points.payload(replace(scenario, events=tuple(scenario.events)),
+                                        chosen, still=False)  # fmt: skip
     assert from_table == from_records
     assert sorted(from_table["notes"]) == sorted(scenario.events[i].notes for i in chosen)
     assert picked(scenario.events, [5, 2]) == [scenario.events[5], scenario.events[2]]

@@ -29,12 +29,12 @@ from PIL import Image, ImageChops, ImageStat
 from playwright.sync_api import Browser, Route
 
 from geo import export, pictures, timeline
-from geo.basemap import ATTRIBUTION
 from geo.cli import main
 from geo.errors import ChromiumNotFoundError, ExportError
 from geo.export import Snapshot, file_name
 from geo.mapview import ALL_LAYERS, ZONE_LAYERS, MapView, shown
-from geo.place_labels import LabelLanguage
+from geo.mapview.basemap import ATTRIBUTION
+from geo.mapview.place_labels import LabelLanguage
 from geo.records import ConvoyStatus, Scenario
 from geo.scenario import read_scenario
 from geo.store import Workspace

@@ -16,9 +16,9 @@ from geo.cli import main
 from geo.errors import ValidationError
 from geo.export import Snapshot
 from geo.mapview import MapView
+from geo.mapview.viewport import ViewRequest
 from geo.records import Scenario
 from geo.scenario import read_scenario
-from geo.viewport import ViewRequest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO_DIR = ROOT / "data" / "scenarios" / "aleppo-2016-12"
@@ -26,7 +26,7 @@ AT = datetime(2016, 12, 15, 13, 0, tzinfo=UTC)
 CREATED = datetime(2026, 1, 1, tzinfo=UTC)
 ALEPPO = (36.2, 37.16)
 KEEPER = re.compile(r"\}\)\(map_\w+, (\{\"token\".*?\}), (?:null|\"[^\"]*\"), (?:true|false)\);")
-"""The view request the page's map applies (geo.viewport.ViewKeeper's call)."""
+"""The view request the page's map applies (geo.mapview.viewport.ViewKeeper's call)."""
 
 
 @pytest.fixture(scope="module")

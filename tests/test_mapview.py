@@ -18,11 +18,10 @@ import pytest
 import tomli_w
 from playwright.sync_api import Browser, Route
 
-import geo.assets
-from geo import basemap, mapview, messages, timeline
+from geo import mapview, messages, timeline
 from geo.errors import AssetsMissingError
-from geo.mapview import ALL_LAYERS, LAYER_LABELS, MapView
-from geo.place_labels import LabelLanguage
+from geo.mapview import ALL_LAYERS, LAYER_LABELS, MapView, assets, basemap
+from geo.mapview.place_labels import LabelLanguage
 from geo.records import Confidence, ConvoyStatus, Scenario
 from geo.scenario import read_scenario
 from geo.timeline import ConvoyState
@@ -158,12 +157,12 @@ def test_the_dashboards_map_loads_the_lean_bundle_with_leaflets_rules_inline(
     base = "../../app/static/vendor"
     folium_map = mapview.build_map(shipped, MapView(at=utc(13)), asset_url=base)
     html = str(folium_map.get_root().render())
-    assert loaded(html) == [f"{base}/{geo.assets.LEAN_JS}", f"{base}/{geo.assets.LEAN_CSS}"]
+    assert loaded(html) == [f"{base}/{assets.LEAN_JS}", f"{base}/{assets.LEAN_CSS}"]
     head = html[: html.index("</head>")]
     assert ".leaflet-top" in head  # laid out before the stylesheet link has loaded
-    geo.assets.publish(tmp_path)
-    lean = (tmp_path / geo.assets.LEAN_JS).read_text(encoding="utf-8")
-    full = (tmp_path / geo.assets.BUNDLE_JS).read_text(encoding="utf-8")
+    assets.publish(tmp_path)
+    lean = (tmp_path / assets.LEAN_JS).read_text(encoding="utf-8")
+    full = (tmp_path / assets.BUNDLE_JS).read_text(encoding="utf-8")
     assert "L.Control.Draw" not in lean
     assert "L.Control.Draw" in full
     assert len(lean) < len(full) - 90_000
@@ -171,8 +170,8 @@ def test_the_dashboards_map_loads_the_lean_bundle_with_leaflets_rules_inline(
 
 @pytest.fixture
 def no_node_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    monkeypatch.setattr(geo.assets, "MODULES", tmp_path / "node_modules")
-    clear = (geo.assets.bundle.cache_clear, geo.assets.bundle_uri.cache_clear)
+    monkeypatch.setattr(assets, "MODULES", tmp_path / "node_modules")
+    clear = (assets.bundle.cache_clear, assets.bundle_uri.cache_clear)
     for function in clear:
         function()
     yield tmp_path / "node_modules"
@@ -188,12 +187,12 @@ def test_missing_assets_are_reported_not_fetched(shipped: Scenario) -> None:
 
 def test_publishing_without_node_modules_fails(no_node_modules: Path, tmp_path: Path) -> None:
     with pytest.raises(AssetsMissingError, match=r"map asset leaflet/.* is missing"):
-        geo.assets.publish(tmp_path / "static")
+        assets.publish(tmp_path / "static")
 
 
 def test_an_element_with_unknown_cdn_links_is_refused() -> None:
     with pytest.raises(AssetsMissingError, match="MiniMap would load its code from a CDN"):
-        geo.assets.needed(folium.plugins.MiniMap())
+        assets.needed(folium.plugins.MiniMap())
 
 
 def test_rendering_is_deterministic_but_for_folium_ids(shipped: Scenario) -> None:

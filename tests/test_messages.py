@@ -14,8 +14,8 @@ from geo.errors import ValidationError
 from geo.mapview import BASES, LAYER_LABELS, MapView, layers
 from geo.mapview.layers import HEADED_TO_NOTE
 from geo.mapview.legend import PLACE_LEGEND, ROUTE_LEGEND
+from geo.mapview.place_labels import LABEL_LANGUAGES
 from geo.mapview.symbols import APPROXIMATE_NOTE, RISK_COLOURS
-from geo.place_labels import LABEL_LANGUAGES
 from geo.records import (
     CONVOY_COUNTS,
     Confidence,

@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from geo import mapview, permalink
-from geo.mapview import MapView
-from geo.place_labels import LabelLanguage
+from geo import mapview
+from geo.mapview import MapView, permalink
+from geo.mapview.place_labels import LabelLanguage
 
 AT = datetime(2016, 12, 15, 13, 0, tzinfo=UTC)
 

@@ -16,9 +16,9 @@ import pytest
 import shapely
 from PIL import Image, ImageChops
 
-from geo import _memo, bulk, event_columns, export, lean_routes, mapview, synthetic, timeline
-from geo._script import script_json
-from geo.mapview import elements, lean
+from geo import _memo, event_columns, export, mapview, synthetic, timeline
+from geo.mapview import elements, event_points, lean, route_canvas
+from geo.mapview._script import script_json
 from geo.records import Scenario
 from geo.scenario import read_scenario, write_scenario
 
@@ -58,8 +58,8 @@ def test_generated_records_lie_in_syria(big: Scenario) -> None:
 
 def test_event_columns_round_trip_through_the_page(big: Scenario) -> None:
     chosen = event_columns.selection(big, big.end, days=None, types=None)
-    data = json.loads(script_json(bulk.payload(big, chosen)))
-    columns = bulk.unpacked(data)
+    data = json.loads(script_json(event_points.payload(big, chosen)))
+    columns = event_points.unpacked(data)
     assert data["n"] == len(chosen) == len(columns["lat"])
     assert np.all(np.diff(columns["lat"]) >= 0)  # in order of latitude
     sent = sorted(zip(columns["lat"], columns["lon"], columns["kind"], columns["dead"],
@@ -75,10 +75,10 @@ def test_event_columns_round_trip_through_the_page(big: Scenario) -> None:
 def test_a_picture_carries_no_popups(big: Scenario) -> None:
     view = mapview.MapView(at=big.start + timedelta(days=15), event_days=None)
     chosen = event_columns.selection(big, view.at, days=None, types=None)
-    data = bulk.payload(big, chosen, still=True)
+    data = event_points.payload(big, chosen, still=True)
     assert set(data) == {"n", "lat", "lon", "kind", "dead", "kinds", "colours", "popups"}
     assert data["popups"] is False
-    assert bulk.payload(big, chosen)["popups"] is True
+    assert event_points.payload(big, chosen)["popups"] is True
     interactive = export.page_html(export.Snapshot(big, view))
     still = export.page_html(export.Snapshot(big, view), still=True)
     assert '"tip":' in interactive
@@ -101,25 +101,25 @@ def test_event_selection_by_days_and_types(big: Scenario) -> None:
 def test_a_served_map_fetches_many_events_from_a_file_beside_it(
     big: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(bulk, "INLINE_LIMIT", 1_000)
-    served = bulk.Served(tmp_path / "events", "../../app/static/events")
+    monkeypatch.setattr(event_points, "INLINE_LIMIT", 1_000)
+    served = event_points.Served(tmp_path / "events", "../../app/static/events")
     view = mapview.MapView(at=big.end, event_days=None)
     chosen = mapview.shown(big, view).events
     assert len(chosen) > 1_000
-    data = bulk.layer_data(big, chosen, served=served)
+    data = event_points.layer_data(big, chosen, served=served)
     assert set(data) == {"url", "n"}
     assert data["n"] == len(chosen)
     name = data["url"].removeprefix(f"{served.url}/")
-    inline = bulk.payload(big, chosen)
+    inline = event_points.payload(big, chosen)
     assert json.loads((served.folder / name).read_bytes()) == json.loads(script_json(inline))
     page = str(mapview.build_map(big, view, served=served).get_root().render())
     assert data["url"] in page
     assert inline["lat"] not in page
-    assert "url" not in bulk.layer_data(big, chosen[:1_000], served=served)  # few: inline
-    assert "url" not in bulk.layer_data(big, chosen, still=True, served=served)  # a picture
-    assert "url" not in bulk.layer_data(big, chosen)  # a standalone file
+    assert "url" not in event_points.layer_data(big, chosen[:1_000], served=served)  # few: inline
+    assert "url" not in event_points.layer_data(big, chosen, still=True, served=served)  # a picture
+    assert "url" not in event_points.layer_data(big, chosen)  # a standalone file
     (served.folder / name).unlink()  # removed meanwhile (another session pruned it)
-    assert bulk.layer_data(big, chosen, served=served) == data
+    assert event_points.layer_data(big, chosen, served=served) == data
     assert (served.folder / name).is_file()
 
 
@@ -127,18 +127,18 @@ def test_published_event_files_older_than_an_hour_go_beyond_the_newest(tmp_path:
     import os
     import time
 
-    served = bulk.Served(tmp_path, "events")
-    for i in range(bulk.KEPT_FILES + 3):
-        bulk.publish({"n": i}, served)
-    assert len(list(tmp_path.glob("*.json"))) == bulk.KEPT_FILES + 3  # all recent: all kept
+    served = event_points.Served(tmp_path, "events")
+    for i in range(event_points.KEPT_FILES + 3):
+        event_points.publish({"n": i}, served)
+    assert len(list(tmp_path.glob("*.json"))) == event_points.KEPT_FILES + 3  # all recent: all kept
     hours_ago = time.time() - 2 * 3600
     for path in tmp_path.glob("*.json"):
         os.utime(path, (hours_ago, hours_ago))
-    again = bulk.publish({"n": 0}, served)  # the same content: its file is touched, not pruned
-    assert len(list(tmp_path.glob("*.json"))) == bulk.KEPT_FILES + 3
-    newest = bulk.publish({"n": -1}, served)
+    again = event_points.publish({"n": 0}, served)  # the same content: touched, not pruned
+    assert len(list(tmp_path.glob("*.json"))) == event_points.KEPT_FILES + 3
+    newest = event_points.publish({"n": -1}, served)
     left = {path.name for path in tmp_path.glob("*.json")}
-    assert len(left) == bulk.KEPT_FILES
+    assert len(left) == event_points.KEPT_FILES
     assert {again.rsplit("/", 1)[1], newest.rsplit("/", 1)[1]} <= left
 
 
@@ -147,13 +147,13 @@ def test_a_few_events_carry_their_notes(tiny_dir: Path) -> None:
 
     small = synthetic.generate(events=5, convoys=2, zones=2, seed=1)
     chosen = event_columns.selection(small, small.end, days=None, types=None)
-    data = bulk.payload(small, chosen)
+    data = event_points.payload(small, chosen)
     by_note = {event.notes: event for event in (small.events[i] for i in chosen)}
     assert sorted(data["notes"]) == sorted(by_note)
-    lat = bulk.unpacked(data)["lat"]  # each note goes with its own event's point
+    lat = event_points.unpacked(data)["lat"]  # each note goes with its own event's point
     assert [by_note[note].latitude for note in data["notes"]] == pytest.approx(lat, abs=1e-5)
     hostile = replace(small.events[0], notes="</script><script>alert(1)</script>")
-    text = script_json(bulk.payload(replace(small, events=(hostile,)), np.array([0])))
+    text = script_json(event_points.payload(replace(small, events=(hostile,)), np.array([0])))
     assert "</script>" not in text
     assert "\\u003c/script\\u003e" in text
 
@@ -190,7 +190,7 @@ def test_lean_lines_thin_as_convoys_crowd() -> None:
 def test_lean_route_coordinates_decode_to_the_simplified_line(big: Scenario) -> None:
     legs = big.routes[:50]
     points = [lean.leg_points(big)[leg.id] for leg in legs]
-    decoded = decoded_legs(lean_routes.packed_legs(points))
+    decoded = decoded_legs(route_canvas.packed_legs(points))
     for got, want in zip(decoded, points, strict=True):  # long steps come back in pieces
         assert {tuple(p) for p in want.tolist()} <= {tuple(p) for p in got.tolist()}
         assert shapely.LineString(got).hausdorff_distance(shapely.LineString(want)) <= 1
@@ -205,10 +205,10 @@ def test_long_steps_are_cut_into_pieces_on_the_same_line() -> None:
     far = np.array([[3_300_000, 3_600_000], [3_300_000 + 100_001, 3_600_000 - 65_534]])
     near = np.array([[3_500_000, 3_700_000], [3_500_010, 3_699_990], [3_500_020, 3_700_000]])
     one = np.array([[3_400_000, 3_800_000]])
-    data = lean_routes.packed_legs([far, one, near])
+    data = route_canvas.packed_legs([far, one, near])
     assert np.frombuffer(base64.b64decode(data["counts"]), "<i4").tolist() == [4, 0, 2]
     steps = np.frombuffer(base64.b64decode(data["steps"]), "<i2").reshape(-1, 2)
-    assert np.abs(steps).max() <= lean_routes.MAX_STEP + 1
+    assert np.abs(steps).max() <= route_canvas.MAX_STEP + 1
     decoded = decoded_legs(data)
     assert [leg[[0, -1]].tolist() for leg in decoded] == [far.tolist(), [one[0].tolist()] * 2,
                                                          near[[0, -1]].tolist()]  # fmt: skip
@@ -216,23 +216,23 @@ def test_long_steps_are_cut_into_pieces_on_the_same_line() -> None:
     along = (pieces - far[0]) / (far[1] - far[0])
     assert np.allclose(along[:, 0], along[:, 1], atol=1e-4)  # every piece on the line
     assert np.array_equal(decoded[2], near)
-    assert lean_routes.packed_legs([]) == {"n": 0, "starts": "", "counts": "", "steps": ""}
+    assert route_canvas.packed_legs([]) == {"n": 0, "starts": "", "counts": "", "steps": ""}
 
 
 def test_spans_run_from_each_first_number() -> None:
-    assert lean_routes.spans([5, 0, 9], [2, 0, 3]).tolist() == [5, 6, 9, 10, 11]
-    assert lean_routes.spans([], []).tolist() == []
+    assert route_canvas.spans([5, 0, 9], [2, 0, 3]).tolist() == [5, 6, 9, 10, 11]
+    assert route_canvas.spans([], []).tolist() == []
 
 
 def test_some_packed_legs_are_packed_as_those_legs_alone(big: Scenario) -> None:
     far = np.array([[3_300_000, 3_600_000], [3_300_000 + 100_001, 3_600_000 - 65_534]])
     points = [lean.leg_points(big)[leg.id] for leg in big.routes[:30]] + [far]
-    packed = lean_routes.pack_legs(points)
+    packed = route_canvas.pack_legs(points)
     chosen = np.array([30, 7, 3, 3, 29, 0])
-    assert packed.page_data(chosen) == lean_routes.packed_legs([points[i] for i in chosen])
-    none = lean_routes.packed_legs([])
+    assert packed.page_data(chosen) == route_canvas.packed_legs([points[i] for i in chosen])
+    none = route_canvas.packed_legs([])
     assert packed.page_data(np.array([], dtype=np.intp)) == none
-    assert lean_routes.pack_legs([]).page_data(np.array([], dtype=np.intp)) == none
+    assert route_canvas.pack_legs([]).page_data(np.array([], dtype=np.intp)) == none
 
 
 def test_few_convoys_keep_their_detailed_routes(tiny_dir: Path) -> None:
@@ -387,12 +387,12 @@ def test_a_click_on_a_cluster_zooms_to_its_events(
 def test_published_event_files_stay_within_their_byte_budget(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(bulk, "KEPT_BYTES", 2_500)
-    served = bulk.Served(tmp_path, "events")
+    monkeypatch.setattr(event_points, "KEPT_BYTES", 2_500)
+    served = event_points.Served(tmp_path, "events")
     writing = tmp_path / ".abc.tmp.json"  # another session's file being written
     writing.write_text("{}")
     for i in range(10):
-        newest = bulk.publish({"n": i, "pad": "x" * 1_000}, served)
+        newest = event_points.publish({"n": i, "pad": "x" * 1_000}, served)
     left = sorted(path.name for path in tmp_path.glob("[0-9a-f]*.json"))
     assert newest.rsplit("/", 1)[1] in left
     assert 1 <= len(left) <= 2  # whatever their age
@@ -402,11 +402,13 @@ def test_published_event_files_stay_within_their_byte_budget(
 def test_a_map_that_cannot_publish_carries_its_events(
     big: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(bulk, "INLINE_LIMIT", 1_000)
+    monkeypatch.setattr(event_points, "INLINE_LIMIT", 1_000)
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")
     chosen = event_columns.selection(big, big.end, days=None, types=None)
-    data = bulk.layer_data(big, chosen, served=bulk.Served(blocked / "events", "events"))
+    data = event_points.layer_data(
+        big, chosen, served=event_points.Served(blocked / "events", "events")
+    )
     assert "url" not in data
     assert data["n"] == len(chosen)
 

@@ -25,7 +25,7 @@ from shapely.geometry import shape
 from geo import export
 from geo.geocoding import OfflineGeocoder
 from geo.mapview import ALL_LAYERS, MapView
-from geo.place_labels import LabelLanguage
+from geo.mapview.place_labels import LabelLanguage
 from geo.records import Scenario
 from geo.scenario import read_scenario, write_scenario
 from geo.settings import Settings

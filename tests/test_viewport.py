@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from geo import mapview, viewport
-from geo.mapview import MapView
+from geo import mapview
+from geo.mapview import MapView, viewport
+from geo.mapview.viewport import ViewRequest
 from geo.records import ConvoyStatus, Scenario
 from geo.scenario import read_scenario
-from geo.viewport import ViewRequest
 
 
 @pytest.fixture(scope="module")

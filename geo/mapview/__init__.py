@@ -14,12 +14,12 @@ import folium
 import folium.plugins
 from branca.element import Element
 
-from geo import basemap, viewport
-from geo.assets import make_tree_offline
-from geo.bulk import Served
 from geo.home import scenario_homes
-from geo.map_furniture import FURNITURE_CSS, ClearPopups, Locator, Panel, PlaceLabels
+from geo.mapview import basemap, viewport
+from geo.mapview.assets import make_tree_offline
 from geo.mapview.elements import Hatch, Items, LayerSync, OfflineBase
+from geo.mapview.event_points import Served
+from geo.mapview.furniture import FURNITURE_CSS, ClearPopups, Locator, Panel, PlaceLabels
 from geo.mapview.layers import (
     alerts,
     arabic_names,
@@ -61,9 +61,9 @@ from geo.mapview.view import (
     story_frame,
     visible_convoys,
 )
+from geo.mapview.viewport import ViewRequest
 from geo.records import Scenario
 from geo.safe_html import CARD_CSS
-from geo.viewport import ViewRequest
 
 __all__ = [
     "ALL_LAYERS",
@@ -121,14 +121,14 @@ def build_map(
     """The map of the scenario as `view` asks: every overlay its own toggle; nothing from a CDN.
 
     Leaflet, its plugins and the base map are inlined, or with `asset_url` loaded from there
-    (where geo.assets.publish put them); a `served` map (the dashboard's) fetches many events
-    from a file published beside it (geo.bulk.layer_data). A `still` map is for a picture: it
-    never moves, so it has no animation and its canvas draws nothing past the edges. `frame`
-    is the view to open on (by default the story at the moment, `story_frame`); with
-    `keep_view` (a key of the browser tab's session storage) the map keeps its user's view
-    after that, however often it is drawn again, until a request with a new token comes. An
-    `exported` map has a north arrow and a locator inset (Syria with the map's extent), as
-    printed maps do.
+    (where geo.mapview.assets.publish put them); a `served` map (the dashboard's) fetches many
+    events from a file published beside it (geo.mapview.event_points.layer_data). A `still` map
+    is for a picture: it never moves, so it has no animation and its canvas draws nothing past
+    the edges. `frame` is the view to open on (by default the story at the moment,
+    `story_frame`); with `keep_view` (a key of the browser tab's session storage) the map keeps
+    its user's view after that, however often it is drawn again, until a request with a new
+    token comes. An `exported` map has a north arrow and a locator inset (Syria with the map's
+    extent), as printed maps do.
     """
     drawn = _assemble(
         scenario, view, height=height, asset_url=asset_url, served=served, still=still,
@@ -238,7 +238,7 @@ def _assemble(
 
 
 def offline_base(scenario: Scenario, view: MapView) -> OfflineBase:
-    """The drawn base: the Levant's, or the world's around the scenario (geo.basemap.region)."""
+    """The drawn base: the Levant's, or the world's around the scenario (basemap.region)."""
     home = frozenset(scenario_homes(scenario))
     (south, west), (north, east) = viewport.everything(scenario)
     region = basemap.region(south, west, north, east, home)

@@ -11,10 +11,10 @@ import orjson
 from branca.element import MacroElement
 from jinja2 import Template
 
-from geo import basemap
-from geo._script import ScriptCall, ScriptElement, script_json, shared_canvas
+from geo.mapview import basemap
+from geo.mapview._script import ScriptCall, ScriptElement, script_json, shared_canvas
+from geo.mapview.place_labels import LabelLanguage
 from geo.mapview.symbols import HATCH_ID
-from geo.place_labels import LabelLanguage
 from geo.safe_html import esc
 
 Item = dict[str, Any]
@@ -146,9 +146,9 @@ class Hatch(MacroElement):
 class OfflineBase(ScriptCall):
     """Natural Earth outlines and GeoNames town labels, in panes beneath any tile layer.
 
-    The Levant's data comes in a script of its own (geo.basemap.script, an asset like Leaflet),
-    so the map's own script stays small; a map elsewhere carries the world around its scenario
-    (`region`, geo.basemap.region) instead. `home` names the countries drawn lighter (ISO
+    The Levant's data comes in a script of its own (basemap.script, an asset like Leaflet), so
+    the map's own script stays small; a map elsewhere carries the world around its scenario
+    (`region`, basemap.region) instead. `home` names the countries drawn lighter (ISO
     3166-1 alpha-3, the Levant files' codes). The data is left on the map as `corridorBase`
     for the locator inset.
     """
@@ -204,7 +204,7 @@ class OfflineBase(ScriptCall):
 
     @property
     def offline_assets(self) -> tuple[list[Any], list[Any]] | None:
-        """A map with its own region needs no Levant script (see geo.assets.needed)."""
+        """A map with its own region needs no Levant script (see geo.mapview.assets.needed)."""
         return ([], []) if self.region is not None else None
 
 

@@ -11,11 +11,13 @@ import folium
 from branca.element import MacroElement
 from shapely.geometry import mapping
 
-from geo import _memo, analysis, bulk, gazetteer, place_labels, timeline
+from geo import _memo, analysis, gazetteer, timeline
 from geo.analysis import RiskRules
-from geo.bulk import EventPoints
+from geo.mapview import event_points, place_labels
 from geo.mapview.elements import Item, Items, leaflet_item, rounded
+from geo.mapview.event_points import EventPoints
 from geo.mapview.lean import lean_marker, lean_routes
+from geo.mapview.place_labels import LabelLanguage
 from geo.mapview.symbols import (
     APPROXIMATE_DASH,
     APPROXIMATE_NOTE,
@@ -41,7 +43,6 @@ from geo.mapview.view import (
     Shown,
 )
 from geo.messages import Words
-from geo.place_labels import LabelLanguage
 from geo.position_table import PositionTable
 from geo.records import (
     CONVOY_COUNTS,
@@ -74,10 +75,10 @@ def overlay_fills(
     records: Shown,
     *,
     still: bool,
-    served: bulk.Served | None = None,
+    served: event_points.Served | None = None,
 ) -> dict[str, MacroElement]:
     """What each overlay draws at the moment, one element of compact JSON each (many events of
-    a `served` map: a file beside it, see geo.bulk.layer_data)."""
+    a `served` map: a file beside it, see geo.mapview.event_points.layer_data)."""
     words = Words(view.language)
     items: dict[str, list[Item]] = {key: [] for key in ALL_LAYERS}
     for zone in records.zones:
@@ -106,7 +107,7 @@ def overlay_fills(
     fills: dict[str, MacroElement] = {}
     for key in ALL_LAYERS:
         if key == "events":
-            data = bulk.layer_data(scenario, records.events, still=still, served=served)
+            data = event_points.layer_data(scenario, records.events, still=still, served=served)
             fills[key] = EventPoints(data, still=still)
         elif key == "routes" and lean:
             fills[key] = lean_routes(scenario, records)

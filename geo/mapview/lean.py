@@ -10,8 +10,8 @@ import numpy.typing as npt
 import shapely
 
 from geo import _memo, timeline
-from geo.lean_routes import LeanRoutes, PackedLegs, pack_legs, spans
 from geo.mapview.elements import Item, leaflet_item
+from geo.mapview.route_canvas import LeanRoutes, PackedLegs, pack_legs, spans
 from geo.mapview.symbols import STATE_COLOURS
 from geo.mapview.view import Shown
 from geo.records import Route, Scenario

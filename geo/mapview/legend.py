@@ -6,7 +6,8 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from geo import basemap, bulk, event_columns
+from geo import event_columns
+from geo.mapview import basemap, event_points
 from geo.mapview.layers import headed_to
 from geo.mapview.lean import lean_weight
 from geo.mapview.symbols import (
@@ -33,7 +34,7 @@ def legend_html(
 ) -> str:
     """The legend of what is switched on and present at the moment, with the map's symbols.
 
-    A `foldable` legend's heading is a button that folds it (see map_furniture.Panel).
+    A `foldable` legend's heading is a button that folds it (see furniture.Panel).
     """
     records = records or shown(scenario, view)
     words = Words(view.language)
@@ -86,7 +87,7 @@ def legend_html(
         table = event_columns.columns(scenario)
         for kind in sorted(set(table.kind[records.events].tolist())):
             name = table.kinds[kind]
-            colour = bulk.EVENT_COLOURS.get(name, bulk.OTHER_COLOUR)
+            colour = event_points.EVENT_COLOURS.get(name, event_points.OTHER_COLOUR)
             rows.append(_legend_row(_circle(colour), words("Event: {name}", name=name)))
         rows.append(_legend_row(_cluster(), words("Events grouped (click to zoom in)")))
     if "figures" in view.layers:

@@ -6,7 +6,7 @@ import folium
 from branca.element import MacroElement
 from jinja2 import Template
 
-from geo._script import ScriptElement, script_json
+from geo.mapview._script import ScriptElement, script_json
 
 MOMENT_EVENT = "corridor-moment"
 """Fired on the map when a moment's layers and panels are in (labels are placed again)."""
@@ -32,7 +32,7 @@ class Standing(MacroElement):
 
 class Emptied(ScriptElement):
     """Empties the standing groups before a moment fills them (their layers told first, so
-    that a layer that listens to the map lets go: see geo.bulk.EventPoints)."""
+    that a layer that listens to the map lets go: see geo.mapview.event_points.EventPoints)."""
 
     def __init__(self, groups: list[folium.FeatureGroup]) -> None:
         super().__init__()

@@ -10,9 +10,11 @@ import numpy as np
 import numpy.typing as npt
 import shapely
 
-from geo import event_columns, timeline, viewport
+from geo import event_columns, timeline
 from geo.analysis import RiskRules
-from geo.place_labels import LabelLanguage
+from geo.mapview import viewport
+from geo.mapview.place_labels import LabelLanguage
+from geo.mapview.viewport import ViewRequest
 from geo.records import (
     Confidence,
     Control,
@@ -25,7 +27,6 @@ from geo.records import (
     Scenario,
 )
 from geo.timeline import ConvoyAt, ConvoyState
-from geo.viewport import ViewRequest
 
 ZONE_LAYERS = {
     Control.GOVERNMENT: "zones-government",

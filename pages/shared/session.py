@@ -8,8 +8,9 @@ from typing import Any
 
 import streamlit as st
 
-from geo import assets, bulk, changes, messages, permalink
+from geo import changes, messages
 from geo.errors import ConflictError, CorridorError, ValidationError
+from geo.mapview import assets, event_points, permalink
 from geo.settings import Settings
 from geo.store import Workspace, open_workspace
 
@@ -21,8 +22,8 @@ def published_assets() -> str:
     return assets.STREAMLIT_URL
 
 
-SERVED_EVENTS = bulk.Served(assets.STREAMLIT_EVENTS, assets.STREAMLIT_EVENTS_URL)
-"""Where a page's map publishes more events than its HTML should carry (geo.bulk)."""
+SERVED_EVENTS = event_points.Served(assets.STREAMLIT_EVENTS, assets.STREAMLIT_EVENTS_URL)
+"""Where a page's map publishes more events than its HTML should carry (see event_points)."""
 
 
 def who(page: str) -> str:

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from geo._script import ScriptElement, script_json
-from geo.bulk import packed
+from geo.mapview._script import ScriptElement, script_json
+from geo.mapview.event_points import packed
 
 MAX_STEP = 32_766
 """Longest step sent whole, in 1e-5 degrees: rounding its pieces keeps them within int16."""

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from geo._atomic import atomic_path
-from geo._script import Text
 from geo.errors import AssetsMissingError
+from geo.mapview._script import Text
 from geo.settings import ASSETS_DIR, CHECKOUT, PROJECT_ROOT
 
 GENERATED = "corridor"
@@ -90,7 +90,7 @@ OFFLINE["EventPoints"] = ([("supercluster", SUPERCLUSTER_JS)], [])
 def content(asset: Asset) -> bytes:
     """The asset's bytes: a file of an installed npm package, or made by Corridor."""
     if asset.package == GENERATED:
-        from geo import basemap
+        from geo.mapview import basemap
 
         return basemap.script().encode("utf-8")
     if not asset.file.is_file():
@@ -123,7 +123,8 @@ STREAMLIT_STATIC = PROJECT_ROOT / "static" / "vendor"
 STREAMLIT_URL = "../../app/static/vendor"
 """The same folder as a map inside streamlit-folium's iframe (at /component/…) reaches it."""
 STREAMLIT_EVENTS = PROJECT_ROOT / "static" / "events"
-"""Where the dashboard publishes a map's many events (geo.bulk.layer_data), served beside it."""
+"""Where the dashboard publishes a map's many events (geo.mapview.event_points.layer_data),
+served beside it."""
 STREAMLIT_EVENTS_URL = "../../app/static/events"
 BUNDLE_JS = "corridor/bundle.js"
 BUNDLE_CSS = "corridor/bundle.css"
@@ -197,7 +198,7 @@ def needed(element: Any) -> tuple[list[Asset], list[Asset]]:
             return [asset for _, asset in scripts], [asset for _, asset in styles]
     if getattr(element, "default_js", None) or getattr(element, "default_css", None):
         raise AssetsMissingError(
-            f"{type(element).__name__} would load its code from a CDN; add it to geo.assets"
+            f"{type(element).__name__} would load its code from a CDN; add it to geo.mapview.assets"
         )
     return [], []
 

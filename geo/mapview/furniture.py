@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from geo import basemap
-from geo._script import ScriptCall
+from geo.mapview import basemap
+from geo.mapview._script import ScriptCall
 from geo.safe_html import FONTS
 
 
-def _indent(text: str) -> str:
+def indented(text: str) -> str:
+    """Each line of `text` indented four spaces (blank lines left empty), to nest a script."""
     return "".join(f"    {line}\n" if line else "\n" for line in text.strip().splitlines())
 
 
@@ -33,7 +34,7 @@ function whenStyled(run) {
 }
 """
 """`whenStyled(run)`: run once the map is laid out as it will be shown: at once where Leaflet's
-stylesheet is already in (inlined, or in the page's head: geo.assets.leaflet_css), otherwise
+stylesheet is already in (inlined, or in the page's head: geo.mapview.assets.leaflet_css), otherwise
 when the page's stylesheet links have loaded. Sizes and places measured before would be those
 of an unstyled page (controls stacked as blocks, markers as wide as the map)."""
 
@@ -106,7 +107,7 @@ class PlaceLabels(ScriptCall):
     FUNCTION = (
         """function(map) {
 """
-        + _indent(WHEN_STYLED_JS)
+        + indented(WHEN_STYLED_JS)
         + """    var SPOTS = ['right', 'left', 'above', 'below'], GAP = 3;
     function meets(a, taken) {
         return taken.some(function(b) {

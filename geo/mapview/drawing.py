@@ -13,12 +13,12 @@ import shapely
 from shapely.geometry import LineString, MultiPolygon, Polygon
 
 from geo import mapview
-from geo.assets import make_tree_offline
-from geo.bulk import Served
 from geo.changes import Edit
 from geo.errors import Problem, ValidationError
 from geo.importing import slug
 from geo.mapview import MapView
+from geo.mapview.assets import make_tree_offline
+from geo.mapview.event_points import Served
 from geo.records import Scenario
 
 SHAPES = ("polygon", "rectangle", "polyline")
@@ -52,8 +52,8 @@ def add_draw_control(
 
     The toolbar never offers markers, circles or circle markers and has no export button.
     folium's Draw would load leaflet.draw from a CDN, so the whole tree is passed through
-    geo.assets.make_tree_offline once more: give the `asset_url` the map was built with (None
-    inlines everything the map needs). streamlit-folium returns what is drawn as GeoJSON
+    geo.mapview.assets.make_tree_offline once more: give the `asset_url` the map was built with
+    (None inlines everything the map needs). streamlit-folium returns what is drawn as GeoJSON
     features (`last_active_drawing`, `all_drawings`); read them with `drawn_shape`.
     """
     unknown = [shape for shape in shapes if shape not in _TOOL_OPTIONS]

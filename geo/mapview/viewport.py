@@ -11,8 +11,8 @@ import numpy as np
 import shapely
 
 from geo import timeline
-from geo._script import ScriptCall
-from geo.map_furniture import WHEN_STYLED_JS, _indent
+from geo.mapview._script import ScriptCall
+from geo.mapview.furniture import WHEN_STYLED_JS, indented
 from geo.records import Control, ControlZone, PlaceKind, Scenario
 from geo.timeline import ConvoyAt, ConvoyState
 
@@ -151,7 +151,7 @@ class ViewKeeper(ScriptCall):
     FUNCTION = (
         """function(map, request, storeKey, moment) {
 """
-        + _indent(WHEN_STYLED_JS)
+        + indented(WHEN_STYLED_JS)
         + """    function clearOfControls() {
         var box = map.getContainer().getBoundingClientRect();
         var pad = {top: 12, right: 12, bottom: 12, left: 12};

@@ -6,9 +6,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from geo.mapview.place_labels import LABEL_LANGUAGES, LabelLanguage
 from geo.mapview.view import ALL_LAYERS, BASES, DEFAULT_LAYERS, MapView
 from geo.messages import LANGUAGES
-from geo.place_labels import LABEL_LANGUAGES, LabelLanguage
 
 MIN_ZOOM, MAX_ZOOM = 4, 18
 """The zooms the map allows (a link asking for another is not followed)."""

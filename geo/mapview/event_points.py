@@ -6,7 +6,7 @@ them with supercluster (an npm package, served like Leaflet), without a Python o
 event on the way. Each zoom is clustered from the events themselves when it is first shown
 (all 14 levels of 62,000 events took a page 100 ms; one takes 20-45 ms), so a picture, which
 shows one zoom, clusters exactly as the interactive map does there. Thousands of routes are
-`geo.lean_routes`.
+`geo.mapview.route_canvas`.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ import orjson
 
 from geo import _memo
 from geo._atomic import atomic_path
-from geo._script import ScriptElement, script_json, shared_canvas
 from geo.event_columns import columns
 from geo.event_table import picked
+from geo.mapview._script import ScriptElement, script_json, shared_canvas
 from geo.records import Scenario
 
 NOTES_LIMIT = 2_000
@@ -223,7 +223,7 @@ def inflated(text: str, dtype: str) -> npt.NDArray[Any]:
 
 class EventPoints(ScriptElement):
     """The events layer: supercluster in the browser; clusters as counts, events on the map's
-    shared canvas (`still`: a picture's, see geo._script.shared_canvas).
+    shared canvas (`still`: a picture's, see geo.mapview._script.shared_canvas).
 
     Popups are built with DOM text nodes, so no event text is ever read as HTML.
     """
