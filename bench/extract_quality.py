@@ -96,7 +96,10 @@ SETS = {
         "outside Syria, holdout 5 (spent: curated after its first run)",
         WORLD_HOLDOUT_5,
     ),
-    "world-holdout6": ("outside Syria, blind holdout 6", WORLD_HOLDOUT_6),
+    "world-holdout6": (
+        "outside Syria, holdout 6 (spent: curated after its first run)",
+        WORLD_HOLDOUT_6,
+    ),
 }
 DEFAULT_SETS = ["labelled", "holdout1", "holdout2", "arabic", "arabic-holdout", "world"]
 """Every set but the blind holdouts, which are run on purpose (`--set world-holdout2`)."""
