@@ -50,6 +50,9 @@ WORLD_HOLDOUT_4 = REPORTS / "world-holdout4"
 """A fourth blind set (Nigeria, Somalia, Central African Republic, Pakistan, Venezuela)."""
 WORLD_HOLDOUT_5 = REPORTS / "world-holdout5"
 """A fifth blind set (Turkey, Kosovo, Sri Lanka, St Vincent, Malawi)."""
+WORLD_HOLDOUT_6 = REPORTS / "world-holdout6"
+"""A sixth blind set (Sudan's Al Jazirah, Donetsk, Myawaddy, Haiyan, Idai, Fallujah, Libya 2011,
+Fort McMurray)."""
 NEAR_KM = 10.0
 NEAR_AREA_KM = 25.0
 NEAR_REGION_KM = 100.0
@@ -92,6 +95,10 @@ SETS = {
     "world-holdout5": (
         "outside Syria, holdout 5 (spent: curated after its first run)",
         WORLD_HOLDOUT_5,
+    ),
+    "world-holdout6": (
+        "outside Syria, holdout 6 (spent: curated after its first run)",
+        WORLD_HOLDOUT_6,
     ),
 }
 DEFAULT_SETS = ["labelled", "holdout1", "holdout2", "arabic", "arabic-holdout", "world"]

@@ -303,3 +303,76 @@ def test_a_name_in_brackets_after_a_place_is_its_other_spelling(
 ) -> None:
     found = extract(text, published=PUBLISHED, home=(home,) if home else ())
     assert [p.name for p in found.places] == names
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thai officials said the road was closed.",
+        "The Swiss embassy and Filipino workers waited.",
+        "The regional governor, in a statement - About 300 people waited.",
+    ],
+)
+def test_a_people_s_word_and_about_are_no_place(text: str) -> None:
+    assert extract(text, published=PUBLISHED).places == []
+
+
+def test_a_name_followed_by_an_age_is_a_person() -> None:
+    text = '"We left at night," said Olena, 61, who reached Lviv by train.'
+    found = extract(text, published=PUBLISHED, home=("UA",))
+    assert [p.mention for p in found.places] == ["Lviv"]
+    assert found.figures == []
+
+
+def test_words_in_lower_case_are_no_place_name() -> None:
+    found = extract("Boats left the west coast for Lviv.", published=PUBLISHED)
+    assert [p.mention for p in found.places] == ["Lviv"]
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("Families drove north on Highway 35 with their children to Grande Prairie.", []),
+        ("Air force C-130 planes landed in Kabul.", []),
+        ('"We ran," said Ana Lopez, 29, who crossed from Tijuana with her two sons.', [2]),
+    ],
+)
+def test_a_road_number_a_model_and_an_age_are_no_count(text: str, values: list[int]) -> None:
+    assert [f.value for f in extract(text, published=PUBLISHED).figures] == values
+
+
+def test_a_count_after_a_comma_and_a_place_is_still_a_count() -> None:
+    text = "In Goma, 40 buses left for Sake, and in Bukavu, 12 more waited."
+    figures = extract(text, published=PUBLISHED).figures
+    assert [(f.value, f.what) for f in figures][:1] == [(40, "buses")]
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "what"),
+    [
+        ("Thousands drove south to Lviv.", None, "people"),
+        ("The fighting drove thousands from villages near Goma.", None, "people"),
+        ("About 2,000 others fled north to Kharkiv.", 2000, "others"),
+        ("She crossed with her two sons and three grandchildren.", 2, "sons"),
+    ],
+)  # fmt: skip
+def test_more_ways_of_counting_people(text: str, value: int | None, what: str) -> None:
+    figure = extract(text, published=PUBLISHED).figures[0]
+    assert (figure.value, figure.what.split()[0]) == (value, what)
+
+
+@pytest.mark.parametrize(
+    ("text", "origin", "destination"),
+    [
+        ("The fire forced more than 10,000 people out of Lahaina on Tuesday.", "Lahaina", ""),
+        ("More than 5,000 people crossed from Ukraine at Medyka on Sunday.", "Ukraine",
+         "Medyka"),
+        ("A ship took 500 residents from Guiuan, where the storm made landfall in Eastern "
+         "Samar, to Cebu.", "Guiuan", "Cebu City"),
+        ("The shelter at Goma had to be emptied on Wednesday.", "Goma", ""),
+    ],
+)  # fmt: skip
+def test_forced_out_crossed_from_at_landfall_and_emptied(
+    text: str, origin: str, destination: str
+) -> None:
+    assert drafts(text)[0] == (origin, destination)

@@ -26,6 +26,7 @@ _MOVES = (
     r"(?:flee|flees|fled|fleeing|leave|leaves|left|leaving|cross|crosses|crossed|crossing"
     r"|reach|reached|reaching|arrive|arrived|arriving|walk|walked|walking|stream|streamed"
     r"|pour|poured|escape|escaped|return|returned|move|moved|head|headed|evacuate|evacuated"
+    r"|drove|drive|driven|from"
     r"|were\s+evacuated|have\s+(?:fled|left|crossed)|had\s+(?:fled|left|crossed))"
 )
 """Verbs of moving that make a bare 'thousands' people: 'Thousands flee Khartoum'."""
@@ -73,6 +74,12 @@ def _figure(sentence: str, offset: int, match: re.Match[str]) -> FigureMention |
         return None  # "December 15", "1300 GMT"
     if re.fullmatch(r"(?:19|20)\d\d", match["low"]) and next_word not in COUNT_NOUNS:
         return None
+    if _A_NAME_BEFORE.search(sentence, 0, match.start()) or (
+        _AGE.fullmatch(match[0])
+        and _A_NAME_AND_COMMA.search(sentence, 0, match.start())
+        and re.match(r"[ \t]*,", after)
+    ):
+        return None  # "Highway 63", "C-130 planes", "Naw Htoo, 29, who ...": a name, an age
     what = _what(sentence, match)
     if not what:
         return None
@@ -92,6 +99,13 @@ def _figure(sentence: str, offset: int, match: re.Match[str]) -> FigureMention |
     )
 
 
+_A_NAME_BEFORE = re.compile(
+    r"(?:\b(?:[Hh]ighway|[Rr]oute|[Mm]otorway|[Ff]light|[Pp]latform|[Gg]ate|[Kk]ilo|No\.?)[ \t]+"
+    r"|\b[A-Z][a-z]?-)$"  # a model: "C-130", "Mi-8", "An-26"
+)
+_A_NAME_AND_COMMA = re.compile(r"\b[A-Z][\w'’-]+,[ \t]*$")
+_AGE = re.compile(r"\d{1,2}")
+"""What makes a number part of a name, or a person's age, rather than a count."""
 _PRONOUN = re.compile(r"\s*(?:the|these|those|them|their|others|whom)\b", re.IGNORECASE)
 
 

@@ -17,7 +17,7 @@ _CONVOY_WORDS = re.compile(
     r"|cross(?:ed|es|ing)?|walk\w*|trek\w*|flown|flew|fl(?:y|ying|ights?)|airlift\w*"
     r"|corridors?|exodus|escap\w*|board(?:ed|ing)|sail\w*|ferr(?:y|ied)|rescu\w*"
     r"|stream(?:ed|ing)|pour(?:ed|ing)|refugees|enter(?:ed|ing)|journeys?|dock(?:ed|ing)"
-    r"|landed|deport\w*|expel\w*|stopped"
+    r"|landed|deport\w*|expel\w*|stopped|forc(?:e|es|ed|ing)(?=(?:\s+[\w,]+){1,6}\s+out\b)"
     r"|carr(?:y|ies|ied|ying)|took|takes?|went|gone|came|trips?|trucks?|lorr(?:y|ies)"
     r"|minibus(?:es)?|boats?|trains?|ships?|shuttl\w*)\b",
     re.IGNORECASE,
@@ -92,7 +92,7 @@ _ROLE_WORDS = {
     r"|cleared|emptied",  # "police cleared the camp at Idomeni and bussed the people to ..."
     "destination": r"to|for|towards?|reach|reached|reaches|reaching|as far as|entered|entering"
     r"|(?<!crossing\s)(?<!crossed\s)into"
-    r"|(?:arriv|enter|end|dock|land|stopp)\w*(?:\s+[\w-]+|\s+\([^()]{1,40}\)){0,5}?\s+(?:in|at)"
+    r"|(?:arriv|enter|end|dock|land(?!fall)|stopp)\w*(?:\s+[\w-]+|\s+\([^()]{1,40}\)){0,5}?\s+(?:in|at)"
     r"|cross(?:ed|ing)(?:\s+[\w-]+){0,3}?\s+at",  # "were crossing each day at Hamdayet"
 }
 """Words that give a place its part in a movement; the nearest one before the place decides.
@@ -171,10 +171,11 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
 
 
 _ARRIVED_FROM = re.compile(
-    r"\b(?:arriv|land|dock)\w*\s+(?:by\s+\w+\s+)?from\s+[^,;:]{1,60}?\s+(?P<at>at|in)\s+(?:the\s+)?"
+    r"\b(?:arriv|land|dock|cross)\w*\s+(?:by\s+\w+\s+)?from\s+[^,;:]{1,60}?\s+(?P<at>at|in)\s+(?:the\s+)?"
     r"(?:[\w'’-]+\s+){0,2}$"
 )
-"""'arrive from Lviv (Львів) at the station in Przemysl': the place after 'at' is the end."""
+"""'arrive from Lviv (Львів) at the station in Przemysl', 'crossed from Libya at Ras Ajdir':
+the place after 'at' is the end."""
 _WHERE = re.compile(r",\s+where\b")
 _ONWARD = re.compile(r"\b(?:then|on|onward|onwards|later|before|continu\w*|finally|eventually)\b")
 """What makes a second destination the end of one journey ("to Rashidin, then on to Idlib")
@@ -220,7 +221,7 @@ _OF_A_PLACE = re.compile(
 _ITS_DISPLACED = re.compile(r"\s+(?:refugees|evacuees|displaced)\b")
 """'Thousands of Srebrenica refugees reach Tuzla': where the refugees come from."""
 _EMPTIED_OR_ITS_PEOPLE = re.compile(
-    r"\s+(?:was\s+|were\s+)?emptied\b"
+    r"\s+(?:was\s+|were\s+|(?:had|has|have)\s+(?:to\s+be|been)\s+)?emptied\b"
     r"|['’]s\s+(?:[\w-]+\s+)?(?:residents|people|civilians|fighters|rebels|families|gunmen)\b"
 )
 """'as Madaya emptied', "Douma's last rebels leave": the place is the one left."""

@@ -348,6 +348,8 @@ def _place_at(
         return None  # first the cheapest test: most spans of words are no name at all
     if len(key.replace(" ", "")) < 3:
         return None
+    if mention.lower() == mention != mention.upper():
+        return None  # "the west coast of Leyte": words of the sentence, not New Zealand's region
     if any(text[a.end() : b.start()].strip(" \t") for a, b in itertools.pairwise(span)):
         return None  # a name does not run over a line's end or a comma
     if not _looks_like_a_name(text, words, i, span, known=known):
@@ -378,6 +380,8 @@ def _place_at(
         return None  # "the Azov regiment", "the Idlib brigade": a unit named after a place
     if _NUMBERED.match(text, end) and not _well_known(candidates[0], geocoder, homes):
         return None  # "Kilo 16", "Gate 4": a milestone or a gate, not a namesake abroad
+    if size == 1 and _AGED.match(text, end) and not _well_known(candidates[0], geocoder, homes):
+        return None  # "said Olena, 61, who ...": a person and her age, not the village Olaine
     speaks = re.match(rf"\s+{SPEECH}\b", text[end : end + 16])
     if speaks and size == 1 and not _well_known(candidates[0], geocoder, homes):
         return None  # "Kerry told reporters": a person; "Moscow says" stays a place
@@ -485,6 +489,8 @@ def _country_letters(gazetteer: Any) -> frozenset[str]:
     )
 
 
+_AGED = re.compile(r",[ \t]*\d{1,2}[ \t]*,")
+"""'Naw Htoo, 29,': a name followed by an age between commas."""
 _NUMBERED = re.compile(r"[ \t]+\d{1,3}\b(?![,.]\d)")
 DIRECTIONS = {
     "east", "west", "north", "south", "eastern", "western", "northern", "southern", "central",

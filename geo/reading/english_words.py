@@ -28,6 +28,8 @@ COUNT_NOUNS = {
     "bangladeshis", "indonesians", "malaysians", "koreans", "japanese", "europeans",
     "africans", "arabs", "westerners", "masalit", "darfuris", "rohingyas", "arrivals",
     "newcomers", "newly-arrived", "returnees", "deportees",
+    "others", "sons", "daughters", "grandchildren", "grandsons", "granddaughters", "siblings",
+    "brothers", "sisters", "nephews", "nieces", "grandparents", "parents",
 }  # fmt: skip
 VEHICLES = {
     "vehicles", "buses", "ambulances", "convoys", "trucks", "cars", "busloads", "lorries",
@@ -67,6 +69,10 @@ STOPWORDS = {
     "north", "south", "liberation", "history", "making", "video", "message", "massacre",
     "war", "bosnian", "ceasefire", "alliance", "affiliate", "al", "sham", "fateh", "qaeda",
     "from", "into", "toward", "towards", "via", "through", "across", "near", "outside",
+    "about", "around", "nearly", "almost", "another", "others",
+    # peoples whose word is not their country's name with an ending ("Thai officials")
+    "thai", "filipino", "filipina", "swiss", "dutch", "greek", "afghan", "welsh", "danish",
+    "swedish", "finnish", "polish", "spanish", "portuguese", "norwegian",
 }  # fmt: skip
 
 
