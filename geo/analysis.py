@@ -6,6 +6,7 @@ of a route is a documented rule over these figures (`RiskRules.describe`), never
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -32,6 +33,32 @@ SEGMENT_DEGREES = 0.01
 edge in longitude and latitude stays within millimetres of itself in metres."""
 MIN_PIECE_M = 1.0
 """Stretches shorter than this (rounding at a boundary) are not counted as ground crossed."""
+
+
+class Reason(str):
+    """Why a route has its level, as English text (tables, data exports) that keeps its
+    template and values, so that a map in another language can say it (`said`)."""
+
+    template: str
+    values: dict[str, str | tuple[str, ...]]
+
+    def __new__(cls, template: str, **values: str | tuple[str, ...]) -> Reason:
+        joined = {k: " and ".join(v) if isinstance(v, tuple) else v for k, v in values.items()}
+        made = super().__new__(cls, template.format(**joined) if values else template)
+        made.template, made.values = template, values
+        return made
+
+
+def said(reason: str, words: Callable[..., str]) -> str:
+    """A reason in the language of `words` (a geo.messages.Words): its template and each of
+    its values from the catalogue; plain text as it is."""
+    if not isinstance(reason, Reason):
+        return reason
+    join = f" {words('and')} "
+    values = {
+        k: join.join(map(words, v)) if isinstance(v, tuple) else v for k, v in reason.values.items()
+    }
+    return words(reason.template, **values) if values else words(reason.template)
 
 
 @dataclass(frozen=True)
@@ -406,20 +433,27 @@ def _level(
 ) -> tuple[str, list[str]]:
     front = sum(crossing.front_line for crossing in crossings)
     through = [c.value for c in DANGER if by_control.get(c.value, 0.0) > 0]
-    high, medium = [], []
+    high: list[str] = []
+    medium: list[str] = []
     if through:
-        high.append(f"runs {sum(by_control[c] for c in through):.1f} km through "
-                    f"{' and '.join(through)} ground")  # fmt: skip
+        km = f"{sum(by_control[c] for c in through):.1f}"
+        high.append(Reason("runs {km} km through {grounds} ground", km=km, grounds=tuple(through)))
+    nearby = Reason(
+        "{events} events within {km} km in {days} days",
+        events=str(events), km=f"{rules.buffer_km:g}", days=str(rules.days),
+    )  # fmt: skip
     if events >= rules.high_events:
-        high.append(f"{events} events within {rules.buffer_km:g} km in {rules.days} days")
+        high.append(nearby)
     elif events >= rules.medium_events:
-        medium.append(f"{events} events within {rules.buffer_km:g} km in {rules.days} days")
+        medium.append(nearby)
     if front >= 2:
-        high.append(f"crosses {front} front lines")
+        high.append(Reason("crosses {front} front lines", front=str(front)))
     elif front == 1:
-        medium.append("crosses a front line")
+        medium.append(Reason("crosses a front line"))
     if near[1] is not None and near[1] <= rules.near_km and not through:
-        medium.append(f"passes {near[1]:.1f} km from {near[0]}")
+        medium.append(
+            Reason("passes {km} km from {place}", km=f"{near[1]:.1f}", place=str(near[0]))
+        )
     if high:
         return "high", high + medium
     return ("medium", medium) if medium else ("low", [])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -180,12 +180,13 @@ def steps(scenario: Scenario, minutes: int = 15) -> list[datetime]:
     return moments
 
 
-def count_text(count: Count | None) -> str:
-    """'about 3,000', '1,500–5,000', '' for unknown."""
+def count_text(count: Count | None, say: Callable[[str], str] = str) -> str:
+    """'about 3,000', '1,500–5,000', '' for unknown; `say` gives the qualifier in the reader's
+    language ("نحو 3,000")."""
     if count is None:
         return ""
     number = f"{count.low:,}" if not count.is_range else f"{count.low:,}–{count.high:,}"
-    return f"{count.qualifier} {number}" if count.qualifier else number
+    return f"{say(str(count.qualifier))} {number}" if count.qualifier else number
 
 
 def opening_moment(scenario: Scenario) -> datetime:

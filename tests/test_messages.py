@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import pickle
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from conftest import SHIPPED_DIR
 
 from geo import export, messages, tables
+from geo.analysis import Reason, said
 from geo.errors import ValidationError
 from geo.mapview import BASES, LAYER_LABELS, MapView, layers
 from geo.mapview.layers import HEADED_TO_NOTE
@@ -21,15 +23,17 @@ from geo.records import (
     Confidence,
     Control,
     ConvoyStatus,
+    Count,
     FigureKind,
     PlaceKind,
     PlacePrecision,
+    Qualifier,
     RoutePrecision,
     TimePrecision,
     ZonePrecision,
 )
 from geo.scenario import read_scenario
-from geo.timeline import ConvoyState
+from geo.timeline import ConvoyState, count_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -146,3 +150,34 @@ def test_every_table_heading_of_the_dashboard_has_its_arabic() -> None:
     assert arabic["departs (UTC)"] == "الانطلاق (UTC)"
     assert arabic["length (km)"] == "الطول (كم)"
     assert messages.headings("en", columns) == {c: c for c in columns}
+
+
+def test_every_risk_reason_and_count_qualifier_has_its_arabic() -> None:
+    tree = ast.parse((ROOT / "geo" / "analysis.py").read_text(encoding="utf-8"))
+    reasons = {
+        node.args[0].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Reason"
+        and isinstance(node.args[0], ast.Constant)
+    }  # fmt: skip
+    assert len(reasons) == 5
+    qualifiers = {q.value for q in Qualifier}
+    arabic = messages.catalogue("ar")
+    assert sorted((reasons | qualifiers | {"and"}) - set(arabic)) == []
+    for reason in reasons:
+        assert messages.placeholders(reason) == messages.placeholders(arabic[reason]), reason
+
+
+def test_a_risk_reason_is_english_text_and_is_said_in_arabic_on_the_map() -> None:
+    reason = Reason(
+        "runs {km} km through {grounds} ground", km="2.5", grounds=("besieged", "contested")
+    )
+    assert reason == "runs 2.5 km through besieged and contested ground"
+    kept = pickle.loads(pickle.dumps(reason))  # (as a cache keeps it)
+    arabic = said(kept, messages.Words("ar"))
+    assert "محاصرة و متنازع عليها" in arabic
+    assert arabic.startswith("يمر ")
+    assert "2.5" in arabic
+    assert said(kept, messages.Words("en")) == reason
+    assert said("plain text", messages.Words("ar")) == "plain text"
+    assert count_text(Count.parse("about 3000"), messages.Words("ar")) == "نحو 3,000"

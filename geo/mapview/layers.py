@@ -12,7 +12,7 @@ from branca.element import MacroElement
 from shapely.geometry import mapping
 
 from geo import _memo, analysis, gazetteer, timeline
-from geo.analysis import RiskRules
+from geo.analysis import RiskRules, said
 from geo.mapview import event_points, place_labels
 from geo.mapview.elements import Item, Items, leaflet_item, rounded
 from geo.mapview.event_points import EventPoints
@@ -172,7 +172,8 @@ def convoy_card(item: ConvoyAt, scenario: Scenario, words: Words = ENGLISH) -> s
     convoy, tz = item.convoy, scenario.timezone
     names = {place.id: place.name for place in scenario.places}
     counts = [
-        (words(label.capitalize()), count_text(getattr(convoy, label))) for label in CONVOY_COUNTS
+        (words(label.capitalize()), count_text(getattr(convoy, label), words))
+        for label in CONVOY_COUNTS
     ]
     facts = [
         (words("At this moment"), words(item.state.value)),
@@ -352,7 +353,8 @@ def _risk(risk: analysis.RouteRisk, words: Words) -> list[Item]:
         (words("Fatalities reported"), str(risk.fatalities)),
         (words("Nearest besieged/contested"),
          f"{risk.nearest_danger} ({risk.nearest_danger_km:.1f} km)" if risk.nearest_danger else ""),
-        (words("Because"), "; ".join(risk.reasons) or words("no rule fired")),
+        (words("Because"),
+         "; ".join(said(r, words) for r in risk.reasons) or words("no rule fired")),
     ]  # fmt: skip
     title = words("Route risk: {label}", label=risk.label)
     popup = card(title, facts, direction=words.dir)
@@ -509,14 +511,14 @@ def _figure(figure: Figure, scenario: Scenario, words: Words) -> list[Item]:
     kind = words(figure.kind.value.replace("_", " "))
     facts = [
         (words("Kind"), kind),
-        (words("Count"), count_text(figure.count)),
+        (words("Count"), count_text(figure.count, words)),
         (words("Who"), figure.what),
         (words("Place"), place.name),
         (words("Reported"), times(figure.reported, scenario.timezone)),
         (words("Said by"), figure.attribution),
         (words("Source"), _cited(figure.source, source_titles(scenario))),
     ]
-    label = f"{kind}: {count_text(figure.count)} {figure.what}"
+    label = f"{kind}: {count_text(figure.count, words)} {figure.what}"
     popup = card(label, facts, quote=figure.quote, direction=words.dir)
     high = figure.count.high
     values = [high, figure.count.low] if figure.count.is_range else [high]
