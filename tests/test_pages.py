@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from datetime import date
 from pathlib import Path
 
@@ -94,3 +95,22 @@ def test_a_report_inside_the_span_asks_nothing(workspace: Path | str) -> None:
     assert not app.exception
     assert not [w for w in app.warning if "outside the time span" in w.value]
     assert not [box for box in app.checkbox if box.label.startswith("Add anyway")]
+
+
+def test_no_page_prints_a_stray_string() -> None:
+    """Streamlit's magic writes a bare string of a page's script onto the page (a docstring
+    after an assignment once printed itself above the map's title)."""
+    stray = [
+        f"{script.name}:{node.lineno}"
+        for script in [ROOT / "dashboard.py", *sorted((ROOT / "pages").glob("*.py"))]
+        for node in ast.parse(script.read_text(encoding="utf-8")).body[1:]
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    ]
+    assert stray == []
+
+
+def test_the_dashboard_opens_on_the_map_with_no_stray_text(workspace: Path | str) -> None:
+    app = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=60).run()
+    assert not app.exception
+    assert [m.value for m in app.markdown if "page's file" in m.value] == []
+    assert app.title[0].value == "East Aleppo evacuation, 15 December 2016"
