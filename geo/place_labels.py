@@ -12,7 +12,7 @@ from rapidfuzz import fuzz
 
 from geo import names
 from geo.gazetteer import CURATED_ID, Gazetteer
-from geo.geocoding import haversine_km
+from geo.geodesy import haversine_km
 from geo.records import Place
 
 

@@ -26,7 +26,8 @@ from shapely.geometry import Point
 from geo import gazetteer
 from geo.cli import main
 from geo.errors import GeocodingUnavailableError, ValidationError
-from geo.geocoding import OfflineGeocoder, haversine_km, nearest_entries
+from geo.geocoding import OfflineGeocoder, nearest_entries
+from geo.geodesy import haversine_km
 from geo.names import normalise
 from geo.online import Fallback
 from geo.store import Workspace
