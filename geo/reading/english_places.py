@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from geo import geocoding, names
-from geo.gazetteer import CURATED_ID
+from geo.gazetteer_sources import CURATED_ID
 from geo.geocoding import OfflineGeocoder
 from geo.geodesy import haversine_km
 from geo.reading.english_words import COUNT_NOUNS, STOPWORDS
