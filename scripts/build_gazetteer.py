@@ -40,7 +40,7 @@ import orjson
 import shapely
 from shapely.geometry import shape
 
-from geo import gazetteer, names
+from geo import gazetteer, gazetteer_sources, names
 
 PROG = "build_gazetteer"
 MEMBER = member_for("syr")
@@ -549,7 +549,7 @@ def _people_by_admin1() -> dict[str, int]:
     (towns under 500 people missing, a city's sections sometimes counted beside it) that only
     ranks a division against its namesakes ("Tigray" against El Tigre), never a census."""
     found: dict[str, int] = {}
-    for city in orjson.loads(gazetteer.GEONAMES_FILE.read_bytes()).values():
+    for city in orjson.loads(gazetteer_sources.GEONAMES_FILE.read_bytes()).values():
         code = f"{city['countrycode']}.{city['admin1code']}"
         found[code] = found.get(code, 0) + int(city.get("population") or 0)
     return found

@@ -17,6 +17,7 @@ from conftest import postgis_schema, workspace_of
 from geo import _schema as s
 from geo import changes, synthetic
 from geo.changes import Edit
+from geo.changes.log import log_text
 from geo.errors import ValidationError
 from geo.event_table import EventTable, cells_json
 from geo.records import Event, Scenario
@@ -128,8 +129,8 @@ def test_new_events_with_a_taken_id_or_an_unknown_source_are_refused_and_nothing
 
 def test_the_log_writes_each_new_event_as_json_exactly_as_for_a_record() -> None:
     odd = [*ODD, event(5, latitude=1e-5, longitude=12.0), event(6, notes='\\\\""')]
-    expected = [changes._text(s.to_cells(e, s.EVENTS)) for e in odd]
-    assert cells_json(table(odd), changes._text).to_pylist() == expected
+    expected = [log_text(s.to_cells(e, s.EVENTS)) for e in odd]
+    assert cells_json(table(odd), log_text).to_pylist() == expected
 
 
 def test_many_new_events_write_the_layer_anew_keeping_every_scenarios_rows(

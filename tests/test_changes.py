@@ -13,6 +13,8 @@ import pytest
 
 from geo import changes
 from geo.changes import Edit
+from geo.changes import log as change_log
+from geo.changes.edits import cells_by_kind
 from geo.errors import ValidationError, WorkspaceError, WorkspaceLockedError
 from geo.records import ConvoyStatus, Count, Scenario
 from geo.scenario import read_scenario
@@ -195,7 +197,7 @@ def test_an_added_shape_can_be_undone_from_the_log_as_read_back(
     """The log keeps coordinates as JSON lists; the check compared them with shapely's tuples,
     so no added route or zone could ever be undone (drafts from a report, shapes drawn)."""
     leg = tiny.routes[0]
-    cells = {**changes._cells_by_kind(tiny)["routes"][0], "id": "c1-extra", "leg": 9}
+    cells = {**cells_by_kind(tiny)["routes"][0], "id": "c1-extra", "leg": 9}
     changes.commit(workspace, "tiny", [Edit("add", "routes", "c1-extra", cells)], who="ana")
     assert "c1-extra" in {r.id for r in workspace.load("tiny").routes}
     changes.undo(workspace, "tiny", who="ana")
@@ -392,7 +394,7 @@ def test_records_an_import_built_have_their_references_checked_again(
     from dataclasses import replace
 
     place = replace(tiny.places[0], id="aleppo-2", source=("gone",))
-    cells = {**changes._cells_by_kind(tiny)["places"][0], "id": "aleppo-2", "source": "gone"}
+    cells = {**cells_by_kind(tiny)["places"][0], "id": "aleppo-2", "source": "gone"}
     added = Edit("add", "places", "aleppo-2", cells, record=place)
     with pytest.raises(ValidationError, match=r"(?s)id 'aleppo-2'.*'source'.*unknown: gone"):
         changes.commit(workspace, "tiny", [added], who="ana")
@@ -451,7 +453,7 @@ def test_a_dump_is_written_whole_after_a_save_that_wrote_none(
 
 
 def test_a_record_added_then_edited_in_one_batch(workspace: Workspace, tiny: Scenario) -> None:
-    cells = {**changes._cells_by_kind(tiny)["places"][0], "id": "aleppo-2"}
+    cells = {**cells_by_kind(tiny)["places"][0], "id": "aleppo-2"}
     batch = [Edit("add", "places", "aleppo-2", cells),
              Edit("update", "places", "aleppo-2", {"name": "Aleppo (east)"})]  # fmt: skip
     done = changes.commit(workspace, "tiny", batch, who="a")
@@ -513,7 +515,7 @@ def test_a_change_since_is_found_whatever_the_writer_s_clock(
             return cast(Behind, datetime.now(tz) - timedelta(days=1))
 
     with monkeypatch.context() as slow:
-        slow.setattr(changes, "datetime", Behind)
+        slow.setattr(change_log, "datetime", Behind)
         halted = [Edit("update", "convoys", "c1", {"status": "halted"})]
         changes.commit(open_workspace(workspace.location), "tiny", halted, who="desk")
     assert changes.history(workspace)[-1].at < datetime.now(UTC) - timedelta(hours=23)

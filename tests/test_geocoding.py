@@ -24,10 +24,11 @@ from geopy.geocoders.base import DEFAULT_SENTINEL, Geocoder
 from geopy.location import Location
 from shapely.geometry import Point
 
-from geo import gazetteer
+from geo import gazetteer, gazetteer_sources
 from geo.cli import main
 from geo.errors import GeocodingUnavailableError, ValidationError
-from geo.geocoding import OfflineGeocoder, haversine_km, nearest_entries
+from geo.geocoding import OfflineGeocoder, nearest_entries
+from geo.geodesy import haversine_km
 from geo.names import normalise
 from geo.online import Fallback
 from geo.settings import CACHE_DIR
@@ -761,17 +762,17 @@ def test_curated_places_combined_onto_the_geonames_base_index_as_one_build(
     cities = _fake_geonames(tmp_path)
     aliases = {"geonames:170654": ["Sham", "Esh Sham"], "corridor:new": ["Kfar Nboudeh", "Halab"]}
     admin1 = {"SY.09": "Aleppo", "SY.13": "Damascus"}
-    own = gazetteer.curated_rows([places])
+    own = gazetteer_sources.curated_rows([places])
     whole = gazetteer.build(
         [
             own,
-            gazetteer.geonames_rows(cities, admin1),
-            gazetteer.country_rows(gazetteer.geonames_rows(cities), skip={"SY"}),
+            gazetteer_sources.geonames_rows(cities, admin1),
+            gazetteer_sources.country_rows(gazetteer_sources.geonames_rows(cities), skip={"SY"}),
         ],
         aliases,
     )
-    base_cities = gazetteer.geonames_rows(cities)
-    base = gazetteer.build([base_cities, gazetteer.country_rows(base_cities)])
+    base_cities = gazetteer_sources.geonames_rows(cities)
+    base = gazetteer.build([base_cities, gazetteer_sources.country_rows(base_cities)])
     assert "geonames-country:SY" in base.ids
     combined = gazetteer.combine(own, base, aliases=aliases, admin1=admin1, skip_countries={"SY"})
     assert "geonames-country:SY" not in combined.ids

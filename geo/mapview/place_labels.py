@@ -11,8 +11,9 @@ from enum import StrEnum
 from rapidfuzz import fuzz
 
 from geo import names
-from geo.gazetteer import CURATED_ID, Gazetteer
-from geo.geocoding import haversine_km
+from geo.gazetteer import Gazetteer
+from geo.gazetteer_sources import CURATED_ID
+from geo.geodesy import haversine_km
 from geo.records import Place
 
 

@@ -24,7 +24,7 @@ from geo.builder import assemble, meta_fields
 from geo.errors import ProblemLog, ScenarioNotFoundError
 from geo.event_table import EventTable
 from geo.records import Scenario
-from geo.store.frames import point_cells, row_cells
+from geo.store.frames import as_stored, point_cells, row_cells
 from geo.store.layout import (
     EVENTS_LAYER,
     LAYERS,
@@ -56,6 +56,33 @@ class Notifications(Protocol):
     def offer(self, url: str) -> None: ...
 
     def stop(self) -> None: ...
+
+
+class RecordWriter(abc.ABC):
+    """A backend's steps of `Workspace.write_records`, which takes them in this order: the
+    records of one scenario removed by id, records added layer by layer, the updated ones
+    given back their places, rows added to other tables (the change log), the write done."""
+
+    @abc.abstractmethod
+    def remove(self, drop: dict[str, set[str]]) -> None:
+        """Remove the scenario's records with these ids, by layer (none empty), noting the
+        place each had."""
+
+    @abc.abstractmethod
+    def add(self, layer: Layer, records: Sequence[Any]) -> None:
+        """Add the scenario's records of a layer (records, or an EventTable)."""
+
+    @abc.abstractmethod
+    def put_back(self) -> None:
+        """Give the records removed and added again (updated) the places they had."""
+
+    @abc.abstractmethod
+    def append(self, name: str, rows: pd.DataFrame) -> None:
+        """Add rows to a table that is not a scenario table (made when missing)."""
+
+    @abc.abstractmethod
+    def finish(self) -> Version:
+        """The last touches of the write; the version of the workspace it makes."""
 
 
 class Workspace(abc.ABC):
@@ -186,7 +213,6 @@ class Workspace(abc.ABC):
         """Add the scenario, or replace the one with its id, all or nothing; `append` adds
         rows to other tables (the change log) in the same write."""
 
-    @abc.abstractmethod
     def write_records(
         self,
         scenario: Scenario,
@@ -196,7 +222,29 @@ class Workspace(abc.ABC):
         append: dict[str, pd.DataFrame] | None = None,
     ) -> None:
         """Write only what an edit changed, all or nothing: remove the `drop` ids, add the
-        `put` records (an updated one keeps its place in the layer) and the `append` rows."""
+        `put` records (an updated one keeps its place in the layer) and the `append` rows.
+
+        One algorithm for every backend, which supplies its steps (`_record_writer`); a
+        workspace the backend cannot write a part of is saved whole (`_save`). The scenario
+        written is given to the next load of the version it made, when reading it back would
+        give the same records (`geo.store.frames.as_stored`).
+        """
+        append = append or {}
+        with self.transaction():
+            with self._record_writer(scenario.id, put, append) as writer:
+                if writer is None:
+                    self._save(scenario, append)
+                    return
+                writer.remove({name: ids for name, ids in drop.items() if ids})
+                for layer in LAYERS:
+                    if put.get(layer.kind.name):
+                        writer.add(layer, put[layer.kind.name])
+                writer.put_back()
+                for name, rows in append.items():
+                    writer.append(name, rows)
+                written = writer.finish()
+            if as_stored(put):  # what reading it back gives: checked edits, times as stored
+                self._remember(scenario, written, scenario.id)
 
     @abc.abstractmethod
     def restore_added(
@@ -210,6 +258,23 @@ class Workspace(abc.ABC):
     ) -> list[str]:
         """Make the workspace of `export_layers`' layers, all or nothing (one holding a
         workspace already only with `replace`); each layer copied with its row count."""
+
+    # What each backend does for the shared write -------------------------------------------
+
+    @abc.abstractmethod
+    def _save(self, scenario: Scenario, append: dict[str, pd.DataFrame]) -> None:
+        """`save` under the lock this thread holds already."""
+
+    @abc.abstractmethod
+    def _record_writer(
+        self,
+        scenario_id: str,
+        put: Mapping[str, Sequence[Any]],
+        append: Mapping[str, pd.DataFrame],
+    ) -> contextlib.AbstractContextManager[RecordWriter | None]:
+        """The steps of one `write_records` of these records and rows, written all together
+        when the block ends without an error (nothing otherwise); None when the workspace
+        is to be saved whole instead (in the block, so in the same write)."""
 
     # What each backend tells the shared load -----------------------------------------------
 

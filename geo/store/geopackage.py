@@ -25,10 +25,9 @@ from geo.errors import WorkspaceError, WorkspaceLockedError
 from geo.event_table import EventTable
 from geo.records import Scenario
 from geo.store import gpkg_file
-from geo.store.base import LOCK_SECONDS, Notifications, Version, Workspace
+from geo.store.base import LOCK_SECONDS, Notifications, RecordWriter, Version, Workspace
 from geo.store.frames import (
     MOMENTS,
-    as_stored,
     event_frame,
     records_frame,
     scenario_tables,
@@ -52,6 +51,7 @@ from geo.store.layout import (
     SCENARIO_ID,
     SCENARIOS_LAYER,
     TABLES,
+    Layer,
     LayerInfo,
     Window,
 )
@@ -245,66 +245,27 @@ class GeoPackageWorkspace(Workspace):
                 _write(frame, temporary, name, geometry_type)
             add_time_indexes(temporary)
 
-    def write_records(
+    @contextlib.contextmanager
+    def _record_writer(
         self,
-        scenario: Scenario,
+        scenario_id: str,
         put: Mapping[str, Sequence[Any]],
-        drop: dict[str, set[str]],
-        *,
-        append: dict[str, pd.DataFrame] | None = None,
-    ) -> None:
-        """Write only what an edit changed: remove the `drop` ids of the scenario, add the `put`
-        records, and add rows to other tables (the change log), in a copy swapped in whole (a
-        layer that many new rows outnumber is written anew with them: see REWRITE_AT).
+        append: Mapping[str, pd.DataFrame],
+    ) -> Iterator[_RecordWriter | None]:
+        """`write_records` on a copy of the file swapped in whole (a layer that many new rows
+        outnumber is written anew with them: see REWRITE_AT).
 
         A copy of the file costs a disk's speed; rewriting every record cost a 300,000-place
         import 20 s. A workspace whose layers lack a field of today's schema is saved whole.
         """
-        append = append or {}
-        with self.transaction():
-            present = layer_names(self.path) if self.exists() else set()
-            fields = self._fields(present, put, append)
-            if fields is None:
-                self._save(scenario, append)
-                return
-            with atomic_path(self.path) as temporary, gpkg_file.large_cache():
-                shutil.copyfile(self.path, temporary)
-                removed = gpkg_file.delete_ids(
-                    temporary, scenario.id, {k: v for k, v in drop.items() if v}
-                )
-                for layer in LAYERS:
-                    name = layer.kind.name
-                    if put.get(name):
-                        records = put[name]
-                        days = _day_columns(layer.kind)
-                        arrow = not days or _days_kept_as_text(temporary, name, days)
-                        if isinstance(records, EventTable):
-                            frame = event_frame(records, scenario.id, for_arrow=arrow)
-                        else:
-                            frame = records_frame(tuple(records), layer, scenario.id)
-                            frame = _days_as_text(frame, days) if arrow and days else frame
-                        frame = _ordered(frame, fields[name])
-                        kept = None
-                        if (
-                            arrow
-                            and name not in removed
-                            and _outnumbering(temporary, name, len(frame))
-                        ):
-                            kept = _kept_rows(temporary, name, frame)
-                        if kept is not None:  # (the layer written anew: see REWRITE_AT)
-                            frame = concat(kept, frame)
-                            _write(frame, temporary, name, layer.geometry_type, arrow=True)
-                        else:
-                            _write(frame, temporary, name, layer.geometry_type, append=True,
-                                   arrow=arrow)  # fmt: skip
-                gpkg_file.put_back(temporary, scenario.id, removed)
-                for name, rows in append.items():
-                    rows = _ordered(rows, fields[name]) if name in fields else rows
-                    _write(rows, temporary, name, None, append=name in present, arrow=True)
-                add_time_indexes(temporary)  # (a workspace saved before they were made)
-                written = gpkg_file.version_of(temporary)  # (a rename keeps inode, time and size)
-            if as_stored(put):  # what reading it back gives: checked edits, times as stored
-                self._remember(scenario, written, scenario.id)
+        present = layer_names(self.path) if self.exists() else set()
+        fields = self._fields(present, put, append)
+        if fields is None:
+            yield None
+            return
+        with atomic_path(self.path) as temporary, gpkg_file.large_cache():
+            shutil.copyfile(self.path, temporary)
+            yield _RecordWriter(temporary, scenario_id, fields, present)
 
     def export_layers(self) -> list[tuple[LayerInfo, pyarrow.Table]]:
         if not self.path.is_file():
@@ -336,7 +297,7 @@ class GeoPackageWorkspace(Workspace):
         self,
         present: set[str],
         put: Mapping[str, Sequence[Any]],
-        append: dict[str, pd.DataFrame],
+        append: Mapping[str, pd.DataFrame],
     ) -> dict[str, list[str]] | None:
         """The fields of each existing layer to add to, in the file's order (pyogrio appends
         by position, not by name); None when a layer is missing or lacks a field of today's
@@ -461,6 +422,49 @@ class GeoPackageWorkspace(Workspace):
         except sqlite3.Error as error:
             raise WorkspaceError(f"{self.path}: cannot read layer {layer!r} ({error})") from error
         return int(found[0])
+
+
+class _RecordWriter(RecordWriter):
+    """`write_records`' steps on the copy of the file (`path`) that is swapped in once done."""
+
+    def __init__(
+        self, path: Path, scenario_id: str, fields: dict[str, list[str]], present: set[str]
+    ) -> None:
+        self.path, self.scenario_id = path, scenario_id
+        self.fields, self.present = fields, present  # (see `_fields`; the layers held)
+        self.removed: dict[str, gpkg_file.Rows] = {}
+
+    def remove(self, drop: dict[str, set[str]]) -> None:
+        self.removed = gpkg_file.delete_ids(self.path, self.scenario_id, drop)
+
+    def add(self, layer: Layer, records: Sequence[Any]) -> None:
+        name = layer.kind.name
+        days = _day_columns(layer.kind)
+        arrow = not days or _days_kept_as_text(self.path, name, days)
+        if isinstance(records, EventTable):
+            frame = event_frame(records, self.scenario_id, for_arrow=arrow)
+        else:
+            frame = records_frame(tuple(records), layer, self.scenario_id)
+            frame = _days_as_text(frame, days) if arrow and days else frame
+        frame = _ordered(frame, self.fields[name])
+        kept = None
+        if arrow and name not in self.removed and _outnumbering(self.path, name, len(frame)):
+            kept = _kept_rows(self.path, name, frame)
+        if kept is not None:  # (the layer written anew: see REWRITE_AT)
+            _write(concat(kept, frame), self.path, name, layer.geometry_type, arrow=True)
+        else:
+            _write(frame, self.path, name, layer.geometry_type, append=True, arrow=arrow)
+
+    def put_back(self) -> None:
+        gpkg_file.put_back(self.path, self.scenario_id, self.removed)
+
+    def append(self, name: str, rows: pd.DataFrame) -> None:
+        rows = _ordered(rows, self.fields[name]) if name in self.fields else rows
+        _write(rows, self.path, name, None, append=name in self.present, arrow=True)
+
+    def finish(self) -> Version:
+        add_time_indexes(self.path)  # (a workspace saved before they were made)
+        return gpkg_file.version_of(self.path)  # (a rename keeps inode, time and size)
 
 
 def _day_columns(kind: s.Kind) -> set[str]:

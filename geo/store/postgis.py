@@ -30,8 +30,8 @@ from geo.records import Scenario
 from geo.settings import CACHE_DIR
 from geo.store import postgis_sql, team
 from geo.store.added_columns import Extras
-from geo.store.base import LOCK_SECONDS, Notifications, Version, Workspace
-from geo.store.frames import as_stored, event_frame, records_frame, scenario_tables
+from geo.store.base import LOCK_SECONDS, Notifications, RecordWriter, Version, Workspace
+from geo.store.frames import event_frame, records_frame, scenario_tables
 from geo.store.layout import (
     CRS,
     FID,
@@ -42,6 +42,7 @@ from geo.store.layout import (
     SCENARIO_ID,
     SCENARIOS_LAYER,
     TABLES,
+    Layer,
     LayerInfo,
     Window,
 )
@@ -330,53 +331,21 @@ class PostgisWorkspace(Workspace):
                 _insert(connection, name, rows, None)
             postgis_sql.bump(connection)
 
-    def write_records(
+    @contextlib.contextmanager
+    def _record_writer(
         self,
-        scenario: Scenario,
+        scenario_id: str,
         put: Mapping[str, Sequence[Any]],
-        drop: dict[str, set[str]],
-        *,
-        append: dict[str, pd.DataFrame] | None = None,
-    ) -> None:
-        """Remove the `drop` ids, add the `put` records (an updated record keeps its place in
-        the layer's order) and the `append` rows, in one transaction."""
-        with self.transaction(), self._connection() as connection:
-            if SCENARIOS_LAYER not in {i.name for i in postgis_sql.layers(connection)}:
-                self._save(scenario, append or {})
-                return
-            frames = {}
-            for layer in LAYERS:
-                name = layer.kind.name
-                if put.get(name):
-                    records = put[name]
-                    if isinstance(records, EventTable):
-                        frames[name] = event_frame(records, scenario.id, for_arrow=True)
-                    else:
-                        frames[name] = records_frame(tuple(records), layer, scenario.id)
+        append: Mapping[str, pd.DataFrame],
+    ) -> Iterator[_RecordWriter | None]:
+        """`write_records` in one transaction (committed when the block ends); a schema
+        holding no workspace yet is saved whole."""
+        with self._connection() as connection:
             held = {info.name for info in postgis_sql.layers(connection)}
-            kept = [
-                Extras.of(connection, name, scenario.id, frames[name], held, ids=drop[name])
-                for name in frames
-                if drop.get(name)
-            ]
-            places = {
-                name: _delete_ids(connection, name, scenario.id, ids)
-                for name, ids in drop.items()
-                if ids
-            }
-            for layer in LAYERS:
-                name = layer.kind.name
-                if name in frames:
-                    _insert(connection, name, frames[name], layer.geometry_type)
-            for name, fids in places.items():
-                _put_back(connection, name, scenario.id, fids)
-            for extras in kept:
-                extras.restore(connection)
-            for name, rows in (append or {}).items():
-                _insert(connection, name, rows, None)
-            written = postgis_sql.bump(connection)
-        if as_stored(put):
-            self._remember(scenario, (0, written, 0), scenario.id)
+            if SCENARIOS_LAYER not in held:
+                yield None
+                return
+            yield _RecordWriter(connection, scenario_id, put, held)
 
     def import_layers(
         self, layers: list[tuple[LayerInfo, pa.Table]], *, replace: bool = False
@@ -401,6 +370,60 @@ class PostgisWorkspace(Workspace):
                 postgis_sql.write_layer(connection, info, table, position=position)
             postgis_sql.bump(connection)  # (every dashboard on it reads it again)
         return [f"{info.name}: {table.num_rows} rows" for info, table in layers]
+
+
+class _RecordWriter(RecordWriter):
+    """`write_records`' steps in the write's transaction. The frames of the records to add are
+    made first: the values of columns another program added are read, from the rows they
+    replace, for the columns they lack (`Extras`), and put back once they are written."""
+
+    def __init__(
+        self,
+        connection: psycopg.Connection[Any],
+        scenario_id: str,
+        put: Mapping[str, Sequence[Any]],
+        held: set[str],
+    ) -> None:
+        self.connection, self.scenario_id, self.held = connection, scenario_id, held
+        self.frames: dict[str, pd.DataFrame] = {}
+        for layer in LAYERS:
+            name = layer.kind.name
+            if put.get(name):
+                records = put[name]
+                if isinstance(records, EventTable):
+                    self.frames[name] = event_frame(records, scenario_id, for_arrow=True)
+                else:
+                    self.frames[name] = records_frame(tuple(records), layer, scenario_id)
+        self.kept: list[Extras] = []
+        self.places: dict[str, dict[str, int]] = {}
+
+    def remove(self, drop: dict[str, set[str]]) -> None:
+        connection, scenario_id = self.connection, self.scenario_id
+        self.kept = [
+            Extras.of(connection, name, scenario_id, self.frames[name], self.held, ids=drop[name])
+            for name in self.frames
+            if drop.get(name)
+        ]
+        self.places = {
+            name: _delete_ids(connection, name, scenario_id, ids) for name, ids in drop.items()
+        }
+
+    def add(self, layer: Layer, records: Sequence[Any]) -> None:
+        """(Their frame was made from these records when the write began.)"""
+        name = layer.kind.name
+        _insert(self.connection, name, self.frames[name], layer.geometry_type)
+
+    def put_back(self) -> None:
+        for name, fids in self.places.items():
+            _put_back(self.connection, name, self.scenario_id, fids)
+        for extras in self.kept:
+            extras.restore(self.connection)
+
+    def append(self, name: str, rows: pd.DataFrame) -> None:
+        _insert(self.connection, name, rows, None)
+
+    def finish(self) -> Version:
+        return (0, postgis_sql.bump(self.connection), 0)
 
 
 def _file_name(url: str) -> str:
