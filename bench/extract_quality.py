@@ -103,7 +103,10 @@ SETS = {
         "outside Syria, holdout 6 (spent: curated after its first run)",
         WORLD_HOLDOUT_6,
     ),
-    "world-holdout7": ("outside Syria, blind holdout 7", WORLD_HOLDOUT_7),
+    "world-holdout7": (
+        "outside Syria, holdout 7 (spent: curated after its first run)",
+        WORLD_HOLDOUT_7,
+    ),
 }
 DEFAULT_SETS = ["labelled", "holdout1", "holdout2", "arabic", "arabic-holdout", "world"]
 """Every set but the blind holdouts, which are run on purpose (`--set world-holdout2`)."""
