@@ -53,6 +53,9 @@ WORLD_HOLDOUT_5 = REPORTS / "world-holdout5"
 WORLD_HOLDOUT_6 = REPORTS / "world-holdout6"
 """A sixth blind set (Sudan's Al Jazirah, Donetsk, Myawaddy, Haiyan, Idai, Fallujah, Libya 2011,
 Fort McMurray)."""
+WORLD_HOLDOUT_7 = REPORTS / "world-holdout7"
+"""A seventh blind set (Fukushima, Sindh floods, Georgia 2008, Rhodes fires, Dorian, Nepal 2015,
+the Camp Fire, Mali 2013)."""
 NEAR_KM = 10.0
 NEAR_AREA_KM = 25.0
 NEAR_REGION_KM = 100.0
@@ -99,6 +102,10 @@ SETS = {
     "world-holdout6": (
         "outside Syria, holdout 6 (spent: curated after its first run)",
         WORLD_HOLDOUT_6,
+    ),
+    "world-holdout7": (
+        "outside Syria, holdout 7 (spent: curated after its first run)",
+        WORLD_HOLDOUT_7,
     ),
 }
 DEFAULT_SETS = ["labelled", "holdout1", "holdout2", "arabic", "arabic-holdout", "world"]

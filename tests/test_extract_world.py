@@ -376,3 +376,17 @@ def test_forced_out_crossed_from_at_landfall_and_emptied(
     text: str, origin: str, destination: str
 ) -> None:
     assert drafts(text)[0] == (origin, destination)
+
+
+@pytest.mark.parametrize(
+    ("text", "origin", "destination"),
+    [
+        ("Buses took 40 residents of a care home in Lahaina to a hospital in Kahului.",
+         "Lahaina", "Kahului"),
+        ("About 900 residents of Mocoa were moved by bus to Pasto on Sunday.", "Mocoa", "Pasto"),
+    ],
+)  # fmt: skip
+def test_the_residents_of_a_place_moved_or_taken_left_it(
+    text: str, origin: str, destination: str
+) -> None:
+    assert drafts(text)[0] == (origin, destination)

@@ -208,12 +208,14 @@ _CROSSED_INTO = re.compile(r"cross(?:ed|ing)\s+into\b")
 
 _LEAVING = re.compile(
     r"\b(?:left|leaving|leave|fled|fleeing|departed|departing|evacuated|bussed|bused"
-    r"|transferred|taken\s+out|pulled\s+out|emptied|exodus)\b",
+    r"|transferred|taken\s+out|pulled\s+out|emptied|exodus"
+    r"|moved|took|taken|carried|flown|flew|relocated)\b",  # "residents of Futaba were moved"
     re.IGNORECASE,
 )
 _OF_A_PLACE = re.compile(
     r"\b(?:residents|people|civilians|fighters|rebels|inhabitants|families|population|"
-    r"evacuees|wounded|gunmen|terrorists)\s+(?:of|from|in)\s+(?:the\s+)?(?:[\w-]+\s+)?$",
+    r"evacuees|wounded|gunmen|terrorists|patients)\s+(?:of|from|in)\s+(?:the\s+)?(?:[\w-]+\s+)?"
+    r"(?:(?:an?|the)\s+(?:[\w-]+\s+){1,2}(?:in|at)\s+)?$",  # "residents of a care home in X"
     re.IGNORECASE,
 )
 
