@@ -5,16 +5,15 @@ plain geopandas (pandas.read_csv -> points_from_xy -> to_file GeoPackage with py
 same file through `importing.prepare` + `importing.commit_import` into a workspace holding the
 shipped scenario, and a re-import of a newer export (the same rows, `--revised` of them with
 other fatalities and `--new` more). Prints a table; `--rows 8000,100000` picks the sizes.
+Each step runs in a fresh process (`bench/_peak.py`), so its peak RSS (MB) is its own.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import resource
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -22,10 +21,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import geopandas as gpd
 import pandas as pd
 
+from bench._peak import measured
 from geo import importing
 from geo.scenario import read_scenario
 from geo.settings import Settings
-from geo.store import Workspace, open_workspace
+from geo.store import open_workspace
 
 COLUMNS = [
     "event_id_cnty", "event_date", "year", "time_precision", "disorder_type", "event_type",
@@ -71,20 +71,18 @@ def write_acled(path: Path, rows: int, *, first: int = 0, revised: int = 0) -> N
             writer.writerow([cells.get(column, "") for column in COLUMNS])
 
 
-def plain_geopandas(path: Path, target: Path) -> float:
-    started = time.perf_counter()
+def plain_geopandas(path: Path, target: Path) -> None:
     frame = pd.read_csv(path)
     points = gpd.points_from_xy(frame["longitude"], frame["latitude"], crs="EPSG:4326")
     gpd.GeoDataFrame(frame, geometry=points).to_file(target, engine="pyogrio", layer="events")
-    return time.perf_counter() - started
 
 
-def corridor(path: Path, workspace: Workspace, scenario_id: str) -> tuple[float, str]:
-    started = time.perf_counter()
+def corridor(path: Path, workspace_path: Path, scenario_id: str) -> str:
+    workspace = open_workspace(workspace_path)
     options = importing.Options(layer="events", max_bytes=2**31)
     prepared = importing.prepare(path, workspace.load(scenario_id), options=options)
     importing.commit_import(workspace, scenario_id, prepared, who="bench")
-    return time.perf_counter() - started, prepared.done
+    return prepared.done
 
 
 def main() -> None:
@@ -94,22 +92,22 @@ def main() -> None:
     parser.add_argument("--new", type=int, default=1000)
     args = parser.parse_args()
     scenario = read_scenario(Settings.from_environment().default_scenario_dir)
-    print(f"{'rows':>8} {'MB':>5} {'geopandas s':>11} {'import s':>9} {'ratio':>6} "
-          f"{'re-import s':>11}  re-import did")  # fmt: skip
+    print(f"{'rows':>8} {'MB':>5} {'geopandas s':>11} {'MB RSS':>7} {'import s':>9} "
+          f"{'MB RSS':>7} {'ratio':>6} {'re-import s':>11} {'MB RSS':>7}  "
+          "re-import did")  # fmt: skip
     for rows in (int(n) for n in args.rows.split(",")):
         with tempfile.TemporaryDirectory() as scratch:
             first, newer = Path(scratch) / "acled.csv", Path(scratch) / "acled-newer.csv"
             write_acled(first, rows)
             write_acled(newer, rows + args.new, revised=args.revised)
-            plain = plain_geopandas(first, Path(scratch) / "plain.gpkg")
-            workspace = open_workspace(Path(scratch) / "workspace.gpkg")
-            workspace.save(scenario)
-            took, _ = corridor(first, workspace, scenario.id)
-            again, did = corridor(newer, workspace, scenario.id)
-            print(f"{rows:>8} {first.stat().st_size / 2**20:>5.1f} {plain:>11.1f} {took:>9.1f} "
-                  f"{took / plain:>6.1f} {again:>11.1f}  {did}", flush=True)  # fmt: skip
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak RSS of this process: {peak:.0f} MB")
+            _, plain, plain_peak = measured(plain_geopandas, first, Path(scratch) / "plain.gpkg")
+            target = Path(scratch) / "workspace.gpkg"
+            open_workspace(target).save(scenario)
+            _, took, peak = measured(corridor, first, target, scenario.id)
+            did, again, again_peak = measured(corridor, newer, target, scenario.id)
+            print(f"{rows:>8} {first.stat().st_size / 2**20:>5.1f} {plain:>11.1f} "
+                  f"{plain_peak:>7.0f} {took:>9.1f} {peak:>7.0f} {took / plain:>6.1f} "
+                  f"{again:>11.1f} {again_peak:>7.0f}  {did}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

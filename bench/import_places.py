@@ -3,7 +3,9 @@
 Writes CSVs of N invented places in Syria (ids, names, coordinates; with and without country
 codes, and without ids), then times `importing.prepare` (read, check, fill in) and
 `importing.commit_import` (one logged transaction into a workspace holding the shipped
-scenario) separately. Prints a table; `--rows 20000,300000` picks the sizes.
+scenario) separately, each in a fresh process (`bench/_peak.py`) with its peak RSS (MB):
+`prepare` alone is what `geo import --dry-run` does. Prints a table; `--rows 20000,300000`
+picks the sizes.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._peak import measured
 from geo import importing
 from geo.scenario import read_scenario
 from geo.settings import Settings
@@ -42,13 +45,34 @@ def write_csv(path: Path, rows: int, *, ids: bool, country: bool) -> None:
             out.write(",".join(cells) + "\n")
 
 
+def dry_run(path: Path, scenario_dir: Path) -> tuple[int, str]:
+    """What `geo import --dry-run` does: the file read and checked, nothing written."""
+    options = importing.Options(max_bytes=2**31, check_only=True)  # (as `geo import` would)
+    prepared = importing.prepare(path, read_scenario(scenario_dir), options=options)
+    return prepared.accepted, prepared.summary()
+
+
+def prepare_and_commit(path: Path, scenario_dir: Path, workspace_path: Path) -> float:
+    """The import: read and check, then one logged transaction (the commit's seconds)."""
+    scenario = read_scenario(scenario_dir)
+    prepared = importing.prepare(path, scenario, options=importing.Options(max_bytes=2**31))
+    started = time.perf_counter()
+    importing.commit_import(open_workspace(workspace_path), scenario.id, prepared, who="bench")
+    return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", default="5000,20000,300000")
     parser.add_argument("--only", help="one kind of file: ids, no-country or no-ids")
+    parser.add_argument("--dry-run", action="store_true", help="time the dry run alone")
     args = parser.parse_args()
-    scenario = read_scenario(Settings.from_environment().default_scenario_dir)
-    print(f"{'rows':>8} {'file':<28} {'MB':>6} {'prepare s':>10} {'commit s':>9} {'total s':>8}")
+    folder = Settings.from_environment().default_scenario_dir
+    scenario = read_scenario(folder)
+    print(
+        f"{'rows':>8} {'file':<28} {'MB':>6} {'dry run s':>10} {'MB RSS':>7} "
+        f"{'commit s':>9} {'total s':>8} {'MB RSS':>7}"
+    )
     for rows in (int(n) for n in args.rows.split(",")):
         for key, label, ids, country in (
             ("ids", "ids, country codes", True, True),
@@ -61,17 +85,18 @@ def main() -> None:
                 path = Path(scratch) / "places.csv"
                 write_csv(path, rows, ids=ids, country=country)
                 megabytes = path.stat().st_size / 2**20
-                workspace = open_workspace(Path(scratch) / "workspace.gpkg")
-                workspace.save(scenario)
-                started = time.perf_counter()
-                prepared = importing.prepare(path, scenario)
-                prepared_at = time.perf_counter()
-                importing.commit_import(workspace, scenario.id, prepared, who="bench")
-                done = time.perf_counter()
-                assert prepared.accepted == rows, prepared.summary()
+                target = Path(scratch) / "workspace.gpkg"
+                open_workspace(target).save(scenario)
+                (accepted, summary), dry, dry_peak = measured(dry_run, path, folder)
+                assert accepted == rows, summary
+                committing, total, peak = (
+                    (float("nan"),) * 3
+                    if args.dry_run
+                    else measured(prepare_and_commit, path, folder, target)
+                )
                 print(
-                    f"{rows:>8} {label:<28} {megabytes:>6.1f} {prepared_at - started:>10.1f} "
-                    f"{done - prepared_at:>9.1f} {done - started:>8.1f}",
+                    f"{rows:>8} {label:<28} {megabytes:>6.1f} {dry:>10.1f} {dry_peak:>7.0f} "
+                    f"{committing:>9.1f} {total:>8.1f} {peak:>7.0f}",
                     flush=True,
                 )
 

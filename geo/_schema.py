@@ -6,7 +6,7 @@ import contextlib
 import contextvars
 import re
 import zoneinfo
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
@@ -306,11 +306,21 @@ class RawRecord:
     geometry: BaseGeometry | None = None
 
 
-def build(kind: Kind, raws: Sequence[RawRecord], known: Known, log: ProblemLog) -> list[Any]:
-    """Parse every raw row into a record; log each problem; keep every valid record."""
+def build(
+    kind: Kind,
+    raws: Sequence[RawRecord],
+    known: Known,
+    log: ProblemLog,
+    *,
+    seen: MutableMapping[str, str] | None = None,
+) -> list[Any]:
+    """Parse every raw row into a record; log each problem; keep every valid record.
+
+    `seen`: the ids of rows built before (a file read in chunks), with where each was; an id
+    used again is refused as within one call, and every id built is added to it."""
     fields = kind.fields(known)
     records: list[Any] = []
-    seen: dict[str, str] = {}
+    seen = {} if seen is None else seen
     memo = f.Memo()
     for raw in raws:
         values = f.parse_fields(raw.cells, fields, raw.spot, log, memo)
@@ -368,7 +378,9 @@ def _geometry_ok(kind: Kind, raw: RawRecord, log: ProblemLog) -> bool:
     return True
 
 
-def _unique(values: dict[str, Any], raw: RawRecord, seen: dict[str, str], log: ProblemLog) -> bool:
+def _unique(
+    values: dict[str, Any], raw: RawRecord, seen: MutableMapping[str, str], log: ProblemLog
+) -> bool:
     record_id = values["id"]
     if record_id in seen:
         log.error(

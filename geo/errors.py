@@ -13,7 +13,7 @@ class CorridorError(Exception):
     """Root of every error Corridor raises on purpose."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Problem:
     """One thing wrong with the input: where it is, which field, what was expected, what came."""
 
@@ -87,12 +87,26 @@ class ProblemLog:
 
     def __init__(self) -> None:
         self._problems: list[Problem] = []
+        self._texts: dict[str, str] = {}
 
     def error(self, file: str, where: str, field: str, expected: str, actual: object) -> None:
-        self._problems.append(Problem(file, where, field, expected, actual))
+        shared = self._shared
+        self._problems.append(Problem(shared(file), where, shared(field), shared(expected), actual))
 
     def warn(self, file: str, where: str, field: str, expected: str, actual: object) -> None:
-        self._problems.append(Problem(file, where, field, expected, actual, "warning"))
+        shared = self._shared
+        self._problems.append(
+            Problem(shared(file), where, shared(field), shared(expected), actual, "warning")
+        )
+
+    def _shared(self, text: str) -> str:
+        """One copy of a text that many problems repeat (a file's name, a field, what was
+        expected: 1.3 million warnings about three million places each held their own)."""
+        return self._texts.setdefault(text, text) if type(text) is str else text
+
+    def extend(self, problems: Iterable[Problem]) -> None:
+        """Problems collected elsewhere added, in order (the same objects, not copies)."""
+        self._problems.extend(problems)
 
     def __iter__(self) -> Iterator[Problem]:
         return iter(self._problems)

@@ -7,11 +7,11 @@ import io
 import re
 import tempfile
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import pyarrow as pa
@@ -75,6 +75,10 @@ class Options:
     upload limit unless a command line reading the user's own file says more."""
     sheet: str | None = None
     """The one sheet of a workbook to read (None: every sheet with columns Corridor reads)."""
+    check_only: bool = False
+    """A dry run: a CSV file's rows are read, checked and counted a chunk at a time, and only
+    its events are kept (the places, convoys … it adds are counted, not held: the `Prepared`
+    cannot be committed)."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,8 @@ class Prepared:
     replace the scenario's, each change logged."""
     unchanged: int = 0
     """Events already in the scenario that the file gives as they are (left alone)."""
+    checked_only: bool = False
+    """Whether only counted (`Options.check_only`): records other than events not kept."""
 
     @property
     def accepted(self) -> int:
@@ -220,6 +226,7 @@ def prepare(
         named_places=len(context.new_places),
         revised=tuple(revised),
         unchanged=len(unchanged),
+        checked_only=options.check_only,
     )
 
 
@@ -239,19 +246,23 @@ def _read_file(
         read_cells = [s.RawRecord(Spot(label, ""), dict.fromkeys(read.columns, ""))]
         _warn_unread_columns("events", read_cells, label, log)
         return len(read.events)
-    return _read_rows(read, label, context, log, records)
+    if isinstance(read, list):
+        return _read_rows(read, label, context, log, records)
+    return _read_chunks(read, label, context, log, records, keep=not options.check_only)
 
 
 def _read(
     path: Path, label: str, size: int, options: Options, context: _Context, log: ProblemLog
-) -> columnar.Read | list[readers.Table]:
+) -> columnar.Read | list[readers.Table] | Iterator[readers.Table]:
     """The file's events read a column at a time when it is a clean CSV of events (see
-    `geo.readers.columnar`), else its raw tables read row by row; a CSV's text is read and
-    sniffed once for both."""
+    `geo.readers.columnar`), else a CSV's rows read a chunk at a time, else its raw tables
+    read row by row; a CSV's text is read and sniffed once for all."""
     sniffed = _sniffed(path, label, size, options)
     fast = _read_columns(sniffed, label, options, context)
     if fast is not None:
         return fast
+    if sniffed is not None and options.sheet is None:
+        return readers.read_chunks(sniffed, log=log, layer=options.layer, rows=CHUNK_ROWS)
     if size > options.max_bytes:
         expected = f"a file of at most {options.max_bytes / 2**20:g} MB"
         log.error(label, "", "", expected, f"{size / 2**20:.1f} MB")
@@ -311,6 +322,115 @@ def _read_rows(
     return rows
 
 
+CHUNK_ROWS = 16_384
+"""Rows of a CSV file checked at once on the row-by-row path (issue 40: three million places
+held as raw rows at once took 5.7 GB); tests make it small to cross chunk boundaries."""
+
+
+def _read_chunks(
+    chunks: Iterator[readers.Table],
+    label: str,
+    context: _Context,
+    log: ProblemLog,
+    records: dict[str, Sequence[Any]],
+    *,
+    keep: bool,
+) -> int:
+    """A CSV file's rows (all of one layer) checked a chunk at a time into `records`, every
+    problem logged as the whole file read at once logs it (what reading said, the columns
+    not read, then each row's problems); the rows read. `keep`: False to count what would be
+    added but places, convoys … (not events) without holding them."""
+    filling, building = ProblemLog(), ProblemLog()  # (said after the reader's, as they were)
+    made: dict[str, list[Any]] = {layer: [] for layer in ORDER}
+    counted = dict.fromkeys(ORDER, 0)
+    seen = _Seen()  # (ids built in earlier chunks: each used once in the file)
+    head: list[s.RawRecord] | None = None
+    layer, rows, said = "places", 0, len(log)
+    for table in chunks:
+        layer = table.layer
+        head = table.rows[:UNREAD_SCANNED] if head is None else head
+        rows += len(table.rows) + _dropped_among(list(log)[said:], table.rows)
+        said = len(log)
+        if layer == "places":
+            context.located = {}  # (keyed by the id() of rows that are gone after a chunk)
+            context.locate(table.rows)
+        filled = [context.fill(layer, raw, filling) for raw in table.rows]
+        kept = [raw for raw in filled if raw is not None]
+        del filled
+        built = s.build(KINDS[layer], kept, context.known(), building, seen=seen)
+        context.added(layer, built)
+        counted[layer] += len(built)
+        if keep or layer == "events":
+            made[layer] += built
+    rows += _dropped_among(list(log)[said:], [])  # (a malformed row that ended the file)
+    _warn_unread_columns(layer, head or [], label, log)
+    log.extend(filling)
+    log.extend(building)
+    for name in ORDER:
+        records[name] = made[name] if keep or name == "events" else _Counted(counted[name])
+    if keep:
+        records["places"] = [*context.new_places, *records["places"]]
+    else:
+        records["places"] = _Counted(len(context.new_places) + counted["places"])
+    return rows
+
+
+class _Seen(MutableMapping[str, str]):
+    """The ids a file's rows were built with, and where each row was ("row 12 (id 'p1')" held
+    as 12: three million places' rows as text took 240 MB)."""
+
+    def __init__(self) -> None:
+        self._rows: dict[str, int | str] = {}
+
+    def __getitem__(self, key: str) -> str:
+        where = self._rows[key]
+        return f"row {where} (id {key!r})" if isinstance(where, int) else where
+
+    def __setitem__(self, key: str, where: str) -> None:
+        number = where.removeprefix("row ").partition(" ")[0]
+        plain = number.isascii() and number.isdigit() and f"row {int(number)} (id {key!r})"
+        self._rows[key] = int(number) if plain == where else where
+
+    def __delitem__(self, key: str) -> None:
+        del self._rows[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._rows
+
+
+class _Counted(Sequence[Any]):
+    """As many records as a dry run counted, none of them held (`Options.check_only`)."""
+
+    def __init__(self, count: int) -> None:
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        raise TypeError("a dry run's records are counted, not kept (Options.check_only)")
+
+
+def _dropped_among(problems: Sequence[Problem], handed: Sequence[s.RawRecord]) -> int:
+    """Rows the reader could not hand on at all, among `problems` said while `handed` were
+    read (`_dropped` for one chunk)."""
+    spots = {(p.file, p.where) for p in problems
+             if p.severity == "error" and p.where and p.where != "header"}  # fmt: skip
+    return len(spots - {(raw.spot.file, raw.spot.where) for raw in handed})
+
+
 @pausing
 def commit_import(
     workspace: Workspace,
@@ -324,6 +444,11 @@ def commit_import(
 
     `read`: where the change log stood before the scenario the file was prepared against was
     read; an event it revises that someone changed since is refused (ConflictError)."""
+    if prepared.checked_only:
+        raise ValueError(
+            f"{prepared.file}: prepared as a dry run (Options.check_only), its records counted "
+            "and not kept; prepare it again without check_only to import it"
+        )
     with s.cells_kept():
         return _commit_import(workspace, scenario_id, prepared, who=who, read=read)
 
@@ -799,13 +924,15 @@ def slug(text: str) -> str:
 
 UNREAD_SHOWN = 8
 """Names of columns that are not read, listed in the warning (the rest are counted)."""
+UNREAD_SCANNED = 1000
+"""Rows whose cells are looked at for columns not read."""
 
 
 def _warn_unread_columns(layer: str, rows: list[s.RawRecord], file: str, log: ProblemLog) -> None:
     """One warning naming the columns of a file that no field of its layer reads."""
     known = set(s.field_names(KINDS[layer])) | {"latitude", "longitude"}
     known |= set(FIGURE_PLACE_CELLS) if layer == "figures" else set()
-    present = dict.fromkeys(key for raw in rows[:1000] for key in raw.cells)
+    present = dict.fromkeys(key for raw in rows[:UNREAD_SCANNED] for key in raw.cells)
     unread = [key for key in present if key not in known]
     if not unread:
         return

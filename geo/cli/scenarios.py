@@ -165,8 +165,9 @@ def _import_file(args: argparse.Namespace, workspace: Any) -> int:
         defaults[field.strip()] = value.strip()
     largest = int(args.max_mb * 2**20)
     options = importing.Options(
-        layer=args.layer, defaults=defaults, max_bytes=largest, sheet=args.sheet
-    )
+        layer=args.layer, defaults=defaults, max_bytes=largest, sheet=args.sheet,
+        check_only=args.dry_run,
+    )  # fmt: skip
     prepared = importing.prepare(args.path, scenario, options=options, who=args.who)
     if args.swap_flagged and prepared.swappable:
         options = replace(options, swap=frozenset(prepared.swappable))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from geo.errors import Problem, ProblemLog, ValidationError
@@ -40,6 +41,7 @@ __all__ = [
     "detect_format",
     "format_of",
     "iso_date",
+    "read_chunks",
     "read_file",
     "sheet_names",
     "sniff",
@@ -152,6 +154,25 @@ def read_file(
     if not any(table.rows for table in tables) and len(log) == before:
         log.warn(label, "", "", "at least one row or feature", "none")
     return tables
+
+
+def read_chunks(
+    sniffed: Sniffed, *, log: ProblemLog, layer: str | None = None, rows: int | None
+) -> Iterator[Table]:
+    """`read_file` of a CSV file as `sniff` read it, its rows handed on `rows` at a time as
+    tables of one layer (None: all in one), each row numbered as the file numbers it; every
+    problem goes to `log` as the rows around it are read (issue 40: a file's raw rows are never
+    all held at once)."""
+    if layer is not None and layer not in LAYERS:
+        log.error(sniffed.file, "", "layer", f"one of {', '.join(LAYERS)}", layer)
+        return
+    before = len(log)
+    handed = False
+    for table in delimited.read_chunks(sniffed, layer, log, rows=rows):
+        handed = handed or bool(table.rows)
+        yield table
+    if not handed and len(log) == before:
+        log.warn(sniffed.file, "", "", "at least one row or feature", "none")
 
 
 def _read(

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import csv
 import functools
-import io
 import itertools
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -24,11 +24,12 @@ from geo.event_table import EventTable, from_cells
 from geo.readers.acled import is_acled, iso_date
 from geo.readers.base import suffix_of
 from geo.readers.delimited import SUFFIXES
-from geo.readers.text import Sniffed, csv_keys, csv_layer, sniff
+from geo.readers.text import Sniffed, csv_keys, csv_layer, lines, sniff
 
-ROWS_AT_ONCE = 65_536
-"""Rows split by the CSV reader before they are turned into columns (the rows as Python lists
-are never all held at once; the file's text and its columns are)."""
+CHUNK_ROWS = 65_536
+"""Rows checked and typed at once (issue 40): only one chunk's text columns are held beside
+the file's text and the typed events made so far (a million ACLED rows held whole as text
+columns, twice over, peaked at 2.4 GB). Tests make it small to cross chunk boundaries."""
 
 
 @functools.cache
@@ -80,7 +81,7 @@ def read_events(
     if untagged is None:
         return None  # (a hashtag row elsewhere: the row-by-row path reads it by its tags)
     content = untagged
-    rows = csv.reader(io.StringIO(content, newline=""), delimiter=delimiter)
+    rows = csv.reader(lines(content), delimiter=delimiter)
     try:
         header = [cell.strip() for cell in next(rows, [])]
     except csv.Error:
@@ -96,10 +97,54 @@ def read_events(
         or not all(isinstance(value, str) for value in defaults.values())
     ):  # (two columns read as one field: the row path keeps the last without a word)
         return None
-    cells = _split(content, delimiter, keys)
-    if cells is _UNSPLIT:
-        cells = _columns(rows, keys)
-    if cells is None or not len(cells.get("id", ())):
+    chunks = _split_chunks(content, delimiter, keys)
+    try:
+        events = _chunked_events(chunks, acled=acled, defaults=defaults, source_id=source_id,
+                                 known=known)  # fmt: skip
+    except _Unsplit:  # (Arrow's reader cannot split it as Python's does: Python's tries)
+        events = _chunked_events(_columns(rows, keys), acled=acled, defaults=defaults,
+                                 source_id=source_id, known=known)  # fmt: skip
+    if events is None:
+        return None
+    return Read(events, tuple(key for key in keys if key))
+
+
+def _chunked_events(
+    chunks: Iterator[dict[str, pa.Array] | None],
+    *,
+    acled: bool,
+    defaults: Mapping[str, str],
+    source_id: str,
+    known: s.Known,
+) -> EventTable | None:
+    """The events of each chunk of cells checked and typed in turn (only one chunk's text
+    columns held at a time), then joined; None when any chunk would be reported, or an id
+    repeats across chunks."""
+    tables: list[pa.Table] = []
+    for cells in chunks:
+        events = None if cells is None else _events(cells, acled, defaults, source_id, known)
+        if events is None:
+            return None
+        tables.append(events.table)
+    if not tables:
+        return None
+    table = pa.concat_tables(tables)
+    del tables
+    ids = table.column("id")
+    if pc.count_distinct(ids).as_py() != len(ids):
+        return None
+    return EventTable(table)
+
+
+def _events(
+    cells: dict[str, pa.Array],
+    acled: bool,
+    defaults: Mapping[str, str],
+    source_id: str,
+    known: s.Known,
+) -> EventTable | None:
+    """One chunk's text columns as events, every cell rule of the row-by-row path applied."""
+    if not len(cells.get("id", ())):
         return None
     size = len(next(iter(cells.values())))
     cells = {key: _normalised(column) for key, column in cells.items()}
@@ -109,10 +154,7 @@ def read_events(
         cells[key] = _filled(cells.get(key), value, size)
     if pc.any(pc.equal(cells["id"], "")).as_py():
         return None  # an id to make: the row-by-row path makes them
-    events = from_cells(cells, known, size=size)
-    if events is None:
-        return None
-    return Read(events, tuple(key for key in keys if key))
+    return from_cells(cells, known, size=size)
 
 
 def _untagged(content: str, delimiter: str) -> str | None:
@@ -120,7 +162,7 @@ def _untagged(content: str, delimiter: str) -> str | None:
     its columns are read by their names); None when a hashtag row is anywhere else."""
     try:
         head = list(itertools.islice(
-            csv.reader(io.StringIO(content, newline=""), delimiter=delimiter),
+            csv.reader(lines(content), delimiter=delimiter),
             hxl.HASHTAG_ROWS_SCANNED,
         ))  # fmt: skip
     except csv.Error:
@@ -128,12 +170,20 @@ def _untagged(content: str, delimiter: str) -> str | None:
     index = hxl.hashtag_row(head)
     if index is None:
         return content
-    lines = content.split("\n", 2)
-    if index != 1 or len(lines) < 2 or not is_acled(head[0]):
+    parts = content.split("\n", 2)
+    if index != 1 or len(parts) < 2 or not is_acled(head[0]):
         return None
-    if next(csv.reader([lines[1]], delimiter=delimiter), None) != head[1]:
+    if next(csv.reader([parts[1]], delimiter=delimiter), None) != head[1]:
         return None  # (the tags' row is not one line as written)
-    return lines[0] + "\n" + (lines[2] if len(lines) > 2 else "")
+    return parts[0] + "\n" + (parts[2] if len(parts) > 2 else "")
+
+
+class _Unsplit(Exception):
+    """Arrow's reader cannot split the file as Python's does (Python's may)."""
+
+
+class _Refused(Exception):
+    """Python's reader would refuse the file (a cell over its size limit)."""
 
 
 _UNSPLIT: dict[str, pa.Array] = {}
@@ -141,20 +191,38 @@ _UNSPLIT: dict[str, pa.Array] = {}
 
 
 def _split(content: str, delimiter: str, keys: list[str | None]) -> dict[str, pa.Array] | None:
-    """The rows (after the header) as a column of text per read key, split by Arrow's CSV
-    reader with the rules of Python's (a million rows: 10 s -> 1 s); None when Python's would
-    refuse the file (a cell over its size limit), `_UNSPLIT` when Arrow's cannot split it as
-    Python's does (rows of other lengths among them, a byte-order mark Arrow would drop: then
-    Python's reader tries)."""
-    if content.startswith("\ufeff"):
+    """The rows (after the header) as a column of text per read key, all at once (see
+    `_split_chunks`); None when Python's reader would refuse the file, `_UNSPLIT` when Arrow's
+    cannot split it as Python's does."""
+    parts: dict[str, list[pa.Array]] = {key: [] for key in keys if key}
+    try:
+        for chunk in _split_chunks(content, delimiter, keys):
+            if chunk is None:
+                return None
+            for key, column in chunk.items():
+                parts[key].append(column)
+    except _Unsplit:
         return _UNSPLIT
+    return {key: pa.concat_arrays(arrays) for key, arrays in parts.items()}
+
+
+def _split_chunks(
+    content: str, delimiter: str, keys: list[str | None]
+) -> Iterator[dict[str, pa.Array] | None]:
+    """The rows (after the header) as a column of text per read key, CHUNK_ROWS at a time,
+    split by Arrow's CSV reader with the rules of Python's (a million rows: 10 s -> 1 s); a
+    None when Python's would refuse the file (a cell over its size limit); raises `_Unsplit`
+    when Arrow's cannot split it as Python's does (rows of other lengths among them, a
+    byte-order mark Arrow would drop: then Python's reader tries)."""
+    if content.startswith("\ufeff"):
+        raise _Unsplit
     try:
         data = content.encode("utf-8")
     except UnicodeEncodeError:
-        return _UNSPLIT
+        raise _Unsplit from None
     block = _block_size(data)
     if block is None:
-        return _UNSPLIT
+        raise _Unsplit
     options = {
         "read_options": pacsv.ReadOptions(autogenerate_column_names=True, block_size=block),
         "parse_options": pacsv.ParseOptions(
@@ -172,17 +240,53 @@ def _split(content: str, delimiter: str, keys: list[str | None]) -> dict[str, pa
         ),
     }
     try:
-        table = pacsv.read_csv(io.BytesIO(data), **options)
-    except pa.ArrowInvalid:
-        return _UNSPLIT
-    if table.num_columns != len(keys) or table.num_rows < 2:
-        return _UNSPLIT
-    table = table.combine_chunks()
+        for chunk in _rechunked(_batches(data, options, len(keys))):
+            yield {key: chunk.column(index).chunk(0) for index, key in enumerate(keys) if key}
+    except _Refused:
+        yield None
+
+
+def _batches(data: bytes, options: dict[str, Any], width: int) -> Iterator[pa.RecordBatch]:
+    """The file's record batches after its header row, read a block at a time; `_Unsplit`
+    when Arrow cannot read them, they are not `width` columns, or there is no row;
+    `_Refused` when a cell (the header's too) is longer than Python's reader takes."""
+    rows = 0
     limit = csv.field_size_limit()
-    if any(pc.max(pc.utf8_length(column)).as_py() > limit for column in table.columns):
-        return None
-    table = table.slice(1)  # (its first row is the header)
-    return {key: table.column(index).chunk(0) for index, key in enumerate(keys) if key}
+    try:
+        reader = pacsv.open_csv(pa.BufferReader(pa.py_buffer(data)), **options)
+        if len(reader.schema) != width:
+            raise _Unsplit
+        for batch in reader:
+            if any(
+                (pc.max(pc.utf8_length(column)).as_py() or 0) > limit for column in batch.columns
+            ):
+                raise _Refused
+            if not rows and batch.num_rows:
+                batch, rows = batch.slice(1), 1  # (its first row is the header)
+            rows += batch.num_rows
+            if batch.num_rows:
+                yield batch
+    except pa.ArrowInvalid:
+        raise _Unsplit from None
+    if rows < 2:
+        raise _Unsplit
+
+
+def _rechunked(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.Table]:
+    """The batches gathered into tables of CHUNK_ROWS rows (the last may hold fewer), each
+    one chunk per column."""
+    held: list[pa.RecordBatch] = []
+    count = 0
+    for batch in batches:
+        held.append(batch)
+        count += batch.num_rows
+        while count >= CHUNK_ROWS:
+            table = pa.Table.from_batches(held)
+            yield table.slice(0, CHUNK_ROWS).combine_chunks()
+            rest = table.slice(CHUNK_ROWS)
+            held, count = rest.to_batches(), rest.num_rows
+    if count:
+        yield pa.Table.from_batches(held).combine_chunks()
 
 
 BLOCK_BYTES = 1 << 20
@@ -201,28 +305,33 @@ def _block_size(data: bytes) -> int | None:
     return None
 
 
-def _columns(rows: Iterator[list[str]], keys: list[str | None]) -> dict[str, pa.Array] | None:
-    """The rows as a column of text per read key; None when a row is not one cell a column."""
+def _columns(
+    rows: Iterator[list[str]], keys: list[str | None]
+) -> Iterator[dict[str, pa.Array] | None]:
+    """The rows as a column of text per read key, CHUNK_ROWS at a time; a None when a row is
+    not one cell a column (or none is read)."""
     read = [(index, key) for index, key in enumerate(keys) if key]
     if not read:
-        return None
-    parts: dict[str, list[pa.Array]] = {key: [] for _, key in read}
+        yield None
+        return
     width = len(keys)
+    given = False
     try:
-        while batch := list(itertools.islice(rows, ROWS_AT_ONCE)):
+        while batch := list(itertools.islice(rows, CHUNK_ROWS)):
             batch = [row for row in batch if row]  # a blank line holds nothing
             if any(len(row) != width for row in batch):
-                return None
+                yield None
+                return
             if not batch:
                 continue
             split = list(zip(*batch, strict=True))
-            for index, key in read:
-                parts[key].append(pa.array(split[index], pa.string()))
+            given = True
+            yield {key: pa.array(split[index], pa.string()) for index, key in read}
     except csv.Error:
-        return None
-    if not any(parts.values()):
-        return None
-    return {key: pa.concat_arrays(arrays) for key, arrays in parts.items()}
+        yield None
+        return
+    if not given:
+        yield None
 
 
 def _normalised(column: pa.Array) -> pa.Array:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import io
 import itertools
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -16,7 +15,17 @@ from geo.errors import ProblemLog
 from geo.readers.acled import is_acled, iso_date
 from geo.readers.base import LAYER_GEOMETRY, LINE, POLYGON, Table, row_spot
 from geo.readers.safezip import ZipLimits
-from geo.readers.text import Row, Sniffed, checked_keys, csv_keys, csv_layer, filled, replay, sniff
+from geo.readers.text import (
+    Row,
+    Sniffed,
+    checked_keys,
+    csv_keys,
+    csv_layer,
+    filled,
+    lines,
+    replay,
+    sniff,
+)
 
 SUFFIXES = {".csv": "csv"}
 """The names this module reads, and the format each is."""
@@ -31,17 +40,41 @@ def read(
 
 def read_sniffed(sniffed: Sniffed, layer: str | None, log: ProblemLog) -> list[Table]:
     """A CSV file already decoded and sniffed: what sniffing said, then its rows as one table."""
+    chunks = list(read_chunks(sniffed, layer, log, rows=None))
+    if not chunks:
+        return []
+    return [Table(chunks[0].layer, [raw for chunk in chunks for raw in chunk.rows])]
+
+
+CHUNK_ROWS = 65_536
+"""Rows handed on at once by `read_chunks` (issue 40: three million places held as raw rows
+at once took 5.7 GB). Tests make it small to cross chunk boundaries."""
+
+
+def read_chunks(
+    sniffed: Sniffed, layer: str | None, log: ProblemLog, *, rows: int | None
+) -> Iterator[Table]:
+    """A CSV file already decoded and sniffed: what sniffing said, then its rows as tables of
+    one layer, `rows` at a time (None: all in one), numbered as the file numbers them; each
+    problem goes to `log` as the rows around it are read. At least one table (it may be
+    empty) when the file has a header."""
     replay(sniffed.said, log)
     if sniffed.refused:
-        return []
+        return
     file, content, delimiter = sniffed.file, sniffed.text, sniffed.delimiter
-    rows = csv.reader(io.StringIO(content, newline=""), delimiter=delimiter)
-    table = read_rows(_numbered(rows, file, log), file, layer, log)
-    if table is None:
-        return []
-    if delimiter == ";":  # spreadsheets that write ';' between cells write decimal commas
-        table = Table(table.layer, [_decimal_points(record) for record in table.rows])
-    return [table]
+    numbered = _numbered(csv.reader(lines(content), delimiter=delimiter), file, log)
+    found = _rows_of(numbered, file, layer, log)
+    if found is None:
+        return
+    target, records, _ = found
+    first = True
+    while (chunk := list(itertools.islice(records, rows))) or first:
+        first = False
+        if delimiter == ";":  # spreadsheets that write ';' between cells write decimal commas
+            chunk = [_decimal_points(record) for record in chunk]
+        yield Table(target, chunk)
+        if rows is None:
+            return
 
 
 def _numbered(rows: Iterator[list[str]], file: str, log: ProblemLog) -> Iterator[Row]:
@@ -74,6 +107,26 @@ def read_rows(
     none of whose columns Corridor reads, with a warning, instead of refusing every row;
     `columns` names the columns in messages (a sheet's letters; default: 1, 2, 3…).
     """
+    found = _rows_of(
+        rows, file, layer, log, where=where, skip_unknown=skip_unknown, columns=columns
+    )
+    if found is None:
+        return None
+    target, records, source_layer = found
+    return Table(target, list(records), source_layer=source_layer)
+
+
+def _rows_of(
+    rows: Iterable[Row],
+    file: str,
+    layer: str | None,
+    log: ProblemLog,
+    *,
+    where: str = "",
+    skip_unknown: bool = False,
+    columns: Sequence[str] = (),
+) -> tuple[str, Iterator[RawRecord], str] | None:
+    """`read_rows`' layer, its raw records as they are read, and the part of the file."""
     rows = iter(rows)
     head = [row for row in itertools.islice(rows, hxl.HASHTAG_ROWS_SCANNED) if filled(row)]
     found = _layout(head, file, where, log)
@@ -101,7 +154,7 @@ def read_rows(
     records = _csv_records(
         itertools.chain(data, rows), keys, file, log, acled=acled, where=where, implied=implied
     )
-    return Table(target, list(records), source_layer=where.removeprefix("sheet ").rstrip(", "))
+    return target, records, where.removeprefix("sheet ").rstrip(", ")
 
 
 def _layout(
