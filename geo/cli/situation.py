@@ -108,7 +108,7 @@ FORMAT_CHOICES = ["html", "png", "pdf", "geojson", "gpkg", "csv"]
 def _export(args: argparse.Namespace) -> int:
     from geo import export, extent, mapview, timeline
     from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, MapView
-    from geo.place_labels import LabelLanguage
+    from geo.mapview.place_labels import LabelLanguage
 
     if args.hxl and args.format != "csv":
         raise CorridorError(f"--hxl: HXL hashtags go in CSV only (--format csv), got {args.format}")
