@@ -3,7 +3,7 @@
 
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import find_packages, setup
 
 HERE = Path(__file__).resolve().parent
 DATA = [
@@ -33,7 +33,7 @@ ASSETS = [  # the files geo/mapview/assets.py reads, the images their styles use
     "supercluster/dist/*",
 ]
 
-packages = ["geo", "geo.mapview", "geo.readers", "geo.reading", "geo.store", "corridor_data"]
+packages = [*find_packages(include=["geo", "geo.*"]), "corridor_data"]  # (every geo package)
 folders = {"corridor_data": "data"}
 files = {"corridor_data": DATA}
 if (HERE / "assets" / "node_modules").is_dir():
