@@ -46,11 +46,6 @@ def read_sniffed(sniffed: Sniffed, layer: str | None, log: ProblemLog) -> list[T
     return [Table(chunks[0].layer, [raw for chunk in chunks for raw in chunk.rows])]
 
 
-CHUNK_ROWS = 65_536
-"""Rows handed on at once by `read_chunks` (issue 40: three million places held as raw rows
-at once took 5.7 GB). Tests make it small to cross chunk boundaries."""
-
-
 def read_chunks(
     sniffed: Sniffed, layer: str | None, log: ProblemLog, *, rows: int | None
 ) -> Iterator[Table]:
