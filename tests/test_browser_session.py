@@ -90,8 +90,16 @@ def same_view(page: Page, zoomed: View) -> bool:
 
 
 def switch_language(page: Page, name: str, layers_heading: str) -> None:
+    """The interface switched by its radio, once the switch has run to its end (the pages'
+    names too; a page link clicked while that run is under way, with the cores busy, once
+    opened its page in the old language: see the closing note of stop 51)."""
     radio(page, 0).get_by_text(name, exact=True).click()
     page.locator(SIDEBAR).get_by_text(layers_heading, exact=True).wait_for(timeout=30_000)
+    first_page = "الخريطة" if name == "العربية" else "Map"
+    navigation = page.locator("[data-testid='stSidebarNav'] a").first
+    wait_until(page, lambda: navigation.inner_text().strip() == first_page, "the pages renamed")
+    page.wait_for_timeout(300)  # (the run the switch started shows its status first)
+    page.locator("[data-testid='stStatusWidget']").wait_for(state="hidden", timeout=60_000)
 
 
 def open_page(page: Page, path: str, title: str) -> None:
