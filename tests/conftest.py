@@ -429,6 +429,43 @@ def click_until(target: Locator, ready: Locator, *, tries: int = 3) -> None:
     ready.wait_for(timeout=30_000)
 
 
+def settled(page: Page) -> None:
+    """Wait until no script run is under way: a run that replaces a widget (the file input,
+    a tab, a button) while it is used loses what was done to it (seen with the cores busy)."""
+    running = page.locator("[data-testid='stStatusWidget']")
+    page.wait_for_timeout(300)  # (the run the last action started shows its status first)
+    running.wait_for(state="hidden", timeout=60_000)
+
+
+def made_picture(page: Page, fmt: str) -> Locator:
+    """Press "Make PNG" (or PDF) as a hand does, once no run is under way, and the "Download"
+    button once Chromium has drawn the picture. The press is made again (twice at most) if the
+    page shows neither the spinner nor the button: a press during a rerun's redraw is lost
+    when the cores are busy (CI, stop 51). An error the panel shows fails at once, with it."""
+    make = page.get_by_role("button", name=f"Make {fmt}")
+    download = page.get_by_role("button", name=f"Download {fmt}")
+    drawing = page.get_by_text("Chromium is drawing the map")
+    panel = page.locator("[data-testid='stExpander']").filter(has=make)
+    failed = panel.locator("[data-testid='stAlertContentError'], [data-testid='stException']")
+    for _ in range(3):
+        settled(page)
+        make.scroll_into_view_if_needed(timeout=30_000)
+        make.click()
+        try:
+            drawing.or_(download).or_(failed).first.wait_for(timeout=10_000)
+        except PlaywrightTimeout:
+            continue  # the press was lost: nothing started
+        break
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if failed.count():
+            raise AssertionError(f"the {fmt} was not made: {failed.first.inner_text()}")
+        if download.is_visible():
+            return download
+        page.wait_for_timeout(250)
+    raise AssertionError(f"no Download {fmt} button within 120 s of pressing Make {fmt}")
+
+
 def workspace_of(folder: Path, scenario: Scenario) -> Workspace:
     """A workspace in `folder` holding `scenario`."""
     found = open_workspace(folder / "w.gpkg")

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import ROOT, click_until, dashboard_page, postgis_schema, streamlit_app
+from conftest import (
+    ROOT,
+    click_until,
+    dashboard_page,
+    postgis_schema,
+    settled,
+    streamlit_app,
+)
 from playwright.sync_api import Browser, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_browser import MAP_FRAME
@@ -60,14 +67,6 @@ def open_page(page: Page, server: str) -> None:
     page.get_by_label("Your name (for the change log)", exact=True).fill("browser-test")
     page.keyboard.press("Enter")
     settled(page)
-
-
-def settled(page: Page) -> None:
-    """Wait until no script run is under way: a run that replaces a widget (the file input,
-    a tab) while it is used loses what was done to it (seen with the cores busy)."""
-    running = page.locator("[data-testid='stStatusWidget']")
-    page.wait_for_timeout(300)  # (the run the last action started shows its status first)
-    running.wait_for(state="hidden", timeout=60_000)
 
 
 def metric(page: Page, label: str) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import dashboard_page, shipped_served
+from conftest import dashboard_page, made_picture, shipped_served
 from PIL import Image
 from playwright.sync_api import Browser, Locator, Page, Route
 from test_browser import url_param, wait_until
@@ -164,17 +164,13 @@ def test_the_html_export_opens_at_the_view_on_screen_or_on_the_story(
 
 def made_png(page: Page, ending: str) -> bytes:
     """A PNG made and downloaded by the panel's buttons, once it is named `…{ending}`."""
-    page.get_by_role("button", name="Make PNG").click()
-    button = page.get_by_role("button", name="Download PNG")
-    button.wait_for(timeout=90_000)
     for _ in range(5):
+        button = made_picture(page, "PNG")
         with page.expect_download(timeout=60_000) as started:
             button.click()
         download = started.value
         if download.suggested_filename.endswith(ending):
             return Path(download.path()).read_bytes()
-        page.get_by_role("button", name="Make PNG").click()
-        button.wait_for(timeout=90_000)
     raise AssertionError(f"no PNG named …{ending}: last {download.suggested_filename}")
 
 

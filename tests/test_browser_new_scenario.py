@@ -9,12 +9,12 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import click_until, dashboard_page, streamlit_app
+from conftest import click_until, dashboard_page, made_picture, settled, streamlit_app
 from PIL import Image
 from playwright.sync_api import Browser, FrameLocator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_browser import MAP_FRAME, corridor_layers, wait_until
-from test_browser_edit import ROW_PX, settled, upload
+from test_browser_edit import ROW_PX, upload
 
 from geo.mapview import ZONE_COLOURS
 from geo.records import Control, Scenario
@@ -186,11 +186,7 @@ def export_png(page: Page) -> None:
     """Open the export panel, make a PNG and download it, as a hand does: a drawn picture of
     the scenario's map comes down, named after the scenario."""
     page.get_by_text("Export snapshot").click()
-    make = page.get_by_role("button", name="Make PNG")
-    make.scroll_into_view_if_needed(timeout=30_000)
-    make.click()
-    download_button = page.get_by_role("button", name="Download PNG")
-    download_button.wait_for(timeout=90_000)
+    download_button = made_picture(page, "PNG")
     with page.expect_download(timeout=60_000) as started:
         download_button.click()
     path = started.value.path()

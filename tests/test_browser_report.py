@@ -9,9 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import dashboard_page, streamlit_app
+from conftest import dashboard_page, settled, streamlit_app
 from playwright.sync_api import Browser, Page, expect
-from test_browser_edit import settled
 from test_browser_new_scenario import tick_first_draft
 
 from geo.scenario import read_scenario
