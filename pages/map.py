@@ -257,7 +257,7 @@ def languages() -> None:
         list(LABEL_LANGUAGES),
         format_func=lambda key: words(LABEL_LANGUAGES[key]),
         horizontal=True,
-        **owned("labels", named_in=chosen),
+        **owned("labels", named_in=chosen, among=list(LABEL_LANGUAGES)),
     )
 
 
@@ -282,7 +282,7 @@ def sidebar(scenario: Scenario) -> MapView:
     bar.subheader(t("Layers"))
     for key in ALL_LAYERS:
         bar.checkbox(t(LAYER_LABELS[key]), **owned(f"layer:{key}"))
-    base = owned("base", named_in=chosen)
+    base = owned("base", named_in=chosen, among=list(BASES))
     bar.radio(t("Base map"), list(BASES), format_func=lambda b: words(BASES[b]), **base)
     reset = bar.button(
         t("Reset view"),

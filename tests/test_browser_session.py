@@ -158,3 +158,39 @@ def test_language_and_pages_keep_the_moment_names_layers_and_view(server: str, p
     assert chosen(radio(page, 0)) == 1
     assert not layer(page, "تحت سيطرة المعارضة").locator("input").is_checked()
     assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_a_page_link_clicked_as_the_language_switches_loses_nothing(
+    server: str, page: Page
+) -> None:
+    """A hand that picks Arabic and at once a page link (within 0.1 s, before the switch's
+    run has ended): whichever page that lands on, the session keeps its moment, layers and
+    language. Before stop 52, the browser drew the sidebar's widgets again from their
+    defaults and sent them back as the user's: the moment went to the span's start, every
+    layer off, the interface English (4 of 4 tries at 0.1 s in Chromium)."""
+    open_dashboard(page, server)
+    wait_until(page, lambda: agree_opening(page), "the opening state")
+    for attempt in range(3):
+        language = "English" if attempt % 2 else "العربية"
+        page.wait_for_timeout(300)  # (the last run shows its status first)
+        page.locator("[data-testid='stStatusWidget']").wait_for(state="hidden", timeout=60_000)
+        radio(page, 0).get_by_text(language, exact=True).click()
+        page.wait_for_timeout(100)
+        page.locator("[data-testid='stSidebarNav'] a[href$='/new_scenario']").click()
+        page.wait_for_timeout(3_000)  # (what a late rerun does, it does within this)
+        page.locator("[data-testid='stStatusWidget']").wait_for(state="hidden", timeout=60_000)
+        link = page.locator("[data-testid='stSidebarNav'] a").first  # the dashboard's
+        click_until(link, page.locator("h1").filter(has_text="East Aleppo"))
+        expected = 0 if attempt % 2 else 1
+        wait_until(page, lambda e=expected: chosen(radio(page, 0)) == e, f"{language} kept")
+        wait_until(page, lambda: agree_opening(page), f"the state kept after {language}")
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+def agree_opening(page: Page) -> bool:
+    """The map at the scenario's opening moment with the default layers, as the URL says."""
+    return (
+        slider_moment(page) == "15 Dec 15:00"
+        and url_param(page, "at") == "2016-12-15T13:00Z"
+        and url_param(page, "layers") == ",".join(DEFAULT_LAYERS)
+    )

@@ -54,7 +54,7 @@ NAMED_IN = "named-in:{key}"
 """The language the widget `key`'s choices were last named in."""
 
 
-def owned(key: str, *, named_in: str = "") -> dict[str, Any]:
+def owned(key: str, *, named_in: str = "", among: Sequence[Any] | None = None) -> dict[str, Any]:
     """The keyword arguments of a widget whose value the session owns.
 
     Streamlit drops a widget's value when a page run does not draw it (another page was
@@ -64,6 +64,12 @@ def owned(key: str, *, named_in: str = "") -> dict[str, Any]:
     none, another (set by the app), or was last drawn otherwise (`named_in`: the language
     of its choices, the page it is on). Otherwise the browser's value is left alone: a run
     outpaced by the user's next move does not set the widget back.
+
+    The value is the widget's default as well (`index` in `among`, the choices of a radio or
+    select box; else `value`): a page link clicked during the run a language switch began
+    lets the browser draw the widgets again from their defaults and send those back as
+    changes (the moment at the span's start, every layer off, English: seen in Chromium,
+    stop 52), which would be taken back as the user's.
     """
     ss = st.session_state
     value = ss[OWNED.format(key=key)]
@@ -71,7 +77,12 @@ def owned(key: str, *, named_in: str = "") -> dict[str, Any]:
     if key not in ss or ss[key] != value or ss.get(named) != named_in:
         ss[key] = value
     ss[named] = named_in
-    return {"key": key, "on_change": _take_back, "args": (key,)}
+    given: dict[str, Any] = {"key": key, "on_change": _take_back, "args": (key,)}
+    if among is None:
+        given["value"] = value
+    else:
+        given["index"] = list(among).index(value) if value in among else 0
+    return given
 
 
 def _take_back(key: str) -> None:
@@ -104,7 +115,7 @@ def language_choice(page: str) -> str:
         list(messages.LANGUAGES),
         format_func=messages.LANGUAGES.__getitem__,
         horizontal=True,
-        **owned("language", named_in=page),
+        **owned("language", named_in=page, among=list(messages.LANGUAGES)),
     )
     chosen = language()
     st.sidebar.markdown(COMPACT_CSS, unsafe_allow_html=True)  # (in the sidebar: no gap above)
