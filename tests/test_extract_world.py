@@ -450,3 +450,12 @@ def test_tourists_and_inmates_are_counted() -> None:
     text = "Some 500 tourists and about 700 inmates were moved to Mykolaiv."
     figures = extract(text, published=PUBLISHED).figures
     assert [(f.value, f.what) for f in figures] == [(500, "tourists"), (700, "inmates")]
+
+
+def test_futaba_in_a_report_about_fukushima_is_the_town_by_the_plant() -> None:
+    text = (
+        "Residents of Futaba were taken by bus to a hall in Saitama, north of Tokyo. Others "
+        "from Namie, Okuma and Tomioka went to Koriyama."
+    )
+    futaba = extract(text, published=PUBLISHED).places[0]
+    assert (futaba.mention, round(futaba.latitude), round(futaba.longitude)) == ("Futaba", 37, 141)
