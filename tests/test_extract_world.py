@@ -459,3 +459,17 @@ def test_futaba_in_a_report_about_fukushima_is_the_town_by_the_plant() -> None:
     )
     futaba = extract(text, published=PUBLISHED).places[0]
     assert (futaba.mention, round(futaba.latitude), round(futaba.longitude)) == ("Futaba", 37, 141)
+
+
+def test_a_district_of_a_town_at_home_is_no_namesake_abroad() -> None:
+    text = "OSH, Kyrgyzstan (Reuters) - A woman from the Cheremushki district of Osh fled."
+    found = extract(text, published=PUBLISHED)
+    assert ([p.country_code for p in found.places], drafts(text)) == (
+        ["KG", "KG", "KG"],
+        [("Osh", "")],
+    )
+
+
+def test_people_helped_to_move_leave_where_they_were() -> None:
+    text = "Volunteers helped move about 160 residents of a care home in Kherson to Odesa."
+    assert drafts(text) == [("Kherson", "Odesa")]

@@ -221,7 +221,7 @@ _LEAVING = re.compile(
     r"\b(?:left|leaving|leave|fled|fleeing|departed|departing|evacuated|bussed|bused"
     r"|transferred|taken\s+out|pulled\s+out|emptied|exodus"
     r"|moved|took|taken|carried|flown|flew|relocated"  # "residents of Futaba were moved"
-    r"|driven|lifted|brought|rescued)\b",
+    r"|driven|lifted|brought|rescued|move|moving)\b",
     re.IGNORECASE,
 )
 _OF_A_PLACE = re.compile(

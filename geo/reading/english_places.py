@@ -379,6 +379,11 @@ def _place_at(
         return None  # "Haitians", "Sudanese": people of a country, not a place
     if _A_UNIT.match(text, end):
         return None  # "the Azov regiment", "the Idlib brigade": a unit named after a place
+    part_of = _PART_OF.match(text, end) or (
+        _PART_WORD.fullmatch(mention.rsplit(" ", 1)[-1]) and _OF_A_NAME.match(text, end)
+    )
+    if part_of and homes and _abroad(candidates[0], geocoder, homes):
+        return None  # "the Cheremushki district of Osh": a part of a town at home, not Moscow's
     if _AIRCRAFT.match(text, end) and not _well_known(candidates[0], geocoder, homes):
         return None  # "Hercules transport planes", "Chinook helicopters": a model, no place
     if _NUMBERED.match(text, end) and not _well_known(candidates[0], geocoder, homes):
@@ -443,6 +448,16 @@ _A_UNIT = re.compile(
     r"[ \t]+(?:regiment|battalion|brigades?|corps|militia|legion|division|detachment)\b",
     re.IGNORECASE,
 )
+
+_PART_WORD = re.compile(r"(?i:district|neighbou?rhood|quarter|suburb|ward|township)")
+_OF_A_NAME = re.compile(r"[ \t]+of[ \t]+[A-Z]")
+_PART_OF = re.compile(rf"[ \t]+{_PART_WORD.pattern}{_OF_A_NAME.pattern}")
+"""'the Cheremushki district of Osh': a part of the named town, so in the report's country."""
+
+
+def _abroad(candidate: Any, geocoder: OfflineGeocoder, homes: frozenset[str]) -> bool:
+    return candidate.entry >= 0 and geocoder.gazetteer.country_codes[candidate.entry] not in homes
+
 
 _AIRCRAFT = re.compile(
     r"[ \t]+(?:transport[ \t]+|cargo[ \t]+)?(?:planes?|aircraft|helicopters?|jets?)\b",
