@@ -473,3 +473,11 @@ def test_a_district_of_a_town_at_home_is_no_namesake_abroad() -> None:
 def test_people_helped_to_move_leave_where_they_were() -> None:
     text = "Volunteers helped move about 160 residents of a care home in Kherson to Odesa."
     assert drafts(text) == [("Kherson", "Odesa")]
+
+
+def test_the_village_of_a_new_name_is_no_back_reference() -> None:
+    text = (
+        "Shelling hit Irpin and Bucha on Sunday. A woman who came down from the village of "
+        "Zzyzxvil said she walked for hours. Families left the town on foot."
+    )
+    assert drafts(text) == [("Bucha", "")]

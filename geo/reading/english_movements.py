@@ -322,7 +322,7 @@ _BACK_REFERENCE = re.compile(
     r"|reached|reaching|arrived\s+(?:in|at)|(?<!crossing\s)(?<!crossed\s)into|entered)\s+"
     r"(?:(?P<there>there)\b|(?:the|this|that|these)\s+(?P<count>two\s+|three\s+|four\s+)?"
     r"(?:[\w-]+\s+)?(?P<kind>villages?|towns?|city|districts?|neighbou?rhoods?|enclave|pocket"
-    r"|area|camp|crossing|valley)\b)",
+    r"|area|camp|crossing|valley)\b(?!\s+of\s+(?-i:[A-Z])))",  # "the village of X" names X
     re.IGNORECASE,
 )
 _REFERRED_KINDS = {
