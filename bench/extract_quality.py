@@ -110,7 +110,10 @@ SETS = {
         "outside Syria, holdout 7 (spent: curated after its first run)",
         WORLD_HOLDOUT_7,
     ),
-    "world-holdout8": ("outside Syria, blind holdout 8", WORLD_HOLDOUT_8),
+    "world-holdout8": (
+        "outside Syria, holdout 8 (spent: tuned on after its first run)",
+        WORLD_HOLDOUT_8,
+    ),
 }
 DEFAULT_SETS = ["labelled", "holdout1", "holdout2", "arabic", "arabic-holdout", "world"]
 """Every set but the blind holdouts, which are run on purpose (`--set world-holdout2`)."""
