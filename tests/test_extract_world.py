@@ -481,3 +481,16 @@ def test_the_village_of_a_new_name_is_no_back_reference() -> None:
         "Zzyzxvil said she walked for hours. Families left the town on foot."
     )
     assert drafts(text) == [("Bucha", "")]
+
+
+@pytest.mark.parametrize(
+    ("text", "country"),
+    [
+        ("NASSAU, Bahamas (AP) - A ferry took 1,400 people from Freeport to Florida.", "US"),
+        ("CAMAGUEY, Cuba (Reuters) - Buses took 300 people from Nuevitas to Florida, a town "
+         "west of Camaguey.", "CU"),
+    ],
+)  # fmt: skip
+def test_florida_is_the_us_state_unless_the_report_is_about_cuba(text: str, country: str) -> None:
+    florida = [p for p in extract(text, published=PUBLISHED).places if p.mention == "Florida"]
+    assert [p.country_code for p in florida] == [country]
