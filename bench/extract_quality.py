@@ -56,6 +56,9 @@ Fort McMurray)."""
 WORLD_HOLDOUT_7 = REPORTS / "world-holdout7"
 """A seventh blind set (Fukushima, Sindh floods, Georgia 2008, Rhodes fires, Dorian, Nepal 2015,
 the Camp Fire, Mali 2013)."""
+WORLD_HOLDOUT_8 = REPORTS / "world-holdout8"
+"""An eighth blind set (Sulawesi 2018, Al Haouz 2023, Osh 2010, Mallacoota 2020, Burundi 2015,
+Eta in Honduras 2020, Chechnya 1999, La Palma 2021)."""
 NEAR_KM = 10.0
 NEAR_AREA_KM = 25.0
 NEAR_REGION_KM = 100.0
@@ -106,6 +109,10 @@ SETS = {
     "world-holdout7": (
         "outside Syria, holdout 7 (spent: curated after its first run)",
         WORLD_HOLDOUT_7,
+    ),
+    "world-holdout8": (
+        "outside Syria, holdout 8 (spent: tuned on after its first run)",
+        WORLD_HOLDOUT_8,
     ),
 }
 DEFAULT_SETS = ["labelled", "holdout1", "holdout2", "arabic", "arabic-holdout", "world"]

@@ -390,3 +390,107 @@ def test_the_residents_of_a_place_moved_or_taken_left_it(
     text: str, origin: str, destination: str
 ) -> None:
     assert drafts(text)[0] == (origin, destination)
+
+
+@pytest.mark.parametrize(
+    ("text", "origin", "destination"),
+    [
+        ("In Chad, about 2,000 people who crossed from El Geneina have been registered.",
+         "Al-Junaynah", "Chad"),
+        ("In Niger, about 500 new arrivals from Menaka have been registered.", "Ménaka",
+         "Niger"),
+        ("In Mosul, rescue teams took 300 people off rooftops and brought them to a camp in "
+         "Erbil.", "Mosul", "Erbil"),
+        ("In Kharkiv, about 500 people were taken by bus to Dnipro on Monday.", "Kharkiv",
+         "Dnipro"),
+    ],
+)  # fmt: skip
+def test_a_sentence_that_opens_on_its_place(text: str, origin: str, destination: str) -> None:
+    assert drafts(text)[0] == (origin, destination)
+
+
+@pytest.mark.parametrize(
+    ("text", "origin", "destination"),
+    [
+        ("Some 200 tourists staying in Lahaina were driven by bus to Kahului.", "Lahaina",
+         "Kahului"),
+        ("About 400 inmates of the prison in Kherson were moved to Mykolaiv.", "Kherson",
+         "Mykolayiv"),
+        ("Olena, who left Kharkiv, spent the night at her sister's flat in Lviv.", "Kharkiv",
+         "Lviv"),
+        ("Shelters in Dnipro and Poltava took in more than 900 people on Sunday.", "", "Dnipro"),
+        ("About 1,000 people from Mosul had been given shelter in Erbil.", "Mosul", "Erbil"),
+        ("Army helicopters lifted 40 people from Derna to Benghazi.", "Derna", "Benghazi"),
+        ("Thousands fled Kherson and crossed into the Mykolaiv region on foot.", "Kherson",
+         "Mykolaiv Oblast"),
+        ("She drove to Uzhhorod on Friday when police opened the road west into Zakarpattia.",
+         "", "Uzhhorod"),
+        ("She drove to Lviv on Friday when police opened the road west into the Volyn region.",
+         "", "Lviv"),
+    ],
+)  # fmt: skip
+def test_where_people_stayed_were_taken_in_or_crossed_into(
+    text: str, origin: str, destination: str
+) -> None:
+    assert drafts(text)[0] == (origin, destination)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Uzbek officials and Kazakh border guards said the crossing was shut.",
+        "Hercules transport planes and Chinook helicopters were sent.",
+    ],
+)
+def test_a_people_less_its_stan_and_an_aircraft_are_no_place(text: str) -> None:
+    assert extract(text, published=PUBLISHED).places == []
+
+
+def test_tourists_and_inmates_are_counted() -> None:
+    text = "Some 500 tourists and about 700 inmates were moved to Mykolaiv."
+    figures = extract(text, published=PUBLISHED).figures
+    assert [(f.value, f.what) for f in figures] == [(500, "tourists"), (700, "inmates")]
+
+
+def test_futaba_in_a_report_about_fukushima_is_the_town_by_the_plant() -> None:
+    text = (
+        "Residents of Futaba were taken by bus to a hall in Saitama, north of Tokyo. Others "
+        "from Namie, Okuma and Tomioka went to Koriyama."
+    )
+    futaba = extract(text, published=PUBLISHED).places[0]
+    assert (futaba.mention, round(futaba.latitude), round(futaba.longitude)) == ("Futaba", 37, 141)
+
+
+def test_a_district_of_a_town_at_home_is_no_namesake_abroad() -> None:
+    text = "OSH, Kyrgyzstan (Reuters) - A woman from the Cheremushki district of Osh fled."
+    found = extract(text, published=PUBLISHED)
+    assert ([p.country_code for p in found.places], drafts(text)) == (
+        ["KG", "KG", "KG"],
+        [("Osh", "")],
+    )
+
+
+def test_people_helped_to_move_leave_where_they_were() -> None:
+    text = "Volunteers helped move about 160 residents of a care home in Kherson to Odesa."
+    assert drafts(text) == [("Kherson", "Odesa")]
+
+
+def test_the_village_of_a_new_name_is_no_back_reference() -> None:
+    text = (
+        "Shelling hit Irpin and Bucha on Sunday. A woman who came down from the village of "
+        "Zzyzxvil said she walked for hours. Families left the town on foot."
+    )
+    assert drafts(text) == [("Bucha", "")]
+
+
+@pytest.mark.parametrize(
+    ("text", "country"),
+    [
+        ("NASSAU, Bahamas (AP) - A ferry took 1,400 people from Freeport to Florida.", "US"),
+        ("CAMAGUEY, Cuba (Reuters) - Buses took 300 people from Nuevitas to Florida, a town "
+         "west of Camaguey.", "CU"),
+    ],
+)  # fmt: skip
+def test_florida_is_the_us_state_unless_the_report_is_about_cuba(text: str, country: str) -> None:
+    florida = [p for p in extract(text, published=PUBLISHED).places if p.mention == "Florida"]
+    assert [p.country_code for p in florida] == [country]

@@ -19,7 +19,8 @@ _CONVOY_WORDS = re.compile(
     r"|stream(?:ed|ing)|pour(?:ed|ing)|refugees|enter(?:ed|ing)|journeys?|dock(?:ed|ing)"
     r"|landed|deport\w*|expel\w*|stopped|forc(?:e|es|ed|ing)(?=(?:\s+[\w,]+){1,6}\s+out\b)"
     r"|carr(?:y|ies|ied|ying)|took|takes?|went|gone|came|trips?|trucks?|lorr(?:y|ies)"
-    r"|minibus(?:es)?|boats?|trains?|ships?|shuttl\w*)\b",
+    r"|minibus(?:es)?|boats?|trains?|ships?|shuttl\w*|helicopters?|lift(?:ed|ing)"
+    r"|(?:given|found)\s+shelter)\b",
     re.IGNORECASE,
 )
 """What a sentence about a movement of people says: vehicles, evacuations, leaving, arriving."""
@@ -65,6 +66,9 @@ def _draft(
     roles = _roles(sentence, offset, inside)
     if not roles["origin"]:
         roles["origin"] = _people_of(sentence, offset, inside)
+    _named_first(sentence, offset, inside, roles)
+    if not roles["destination"]:
+        roles["destination"] = _hosts(sentence, offset, inside)
     for role in ("origin", "destination"):
         if not roles.get(role):
             roles[role] = _named_before(sentence, offset, role, places)
@@ -93,15 +97,20 @@ _ROLE_WORDS = {
     "destination": r"to|for|towards?|reach|reached|reaches|reaching|as far as|entered|entering"
     r"|(?<!crossing\s)(?<!crossed\s)into"
     r"|(?:arriv|enter|end|dock|land(?!fall)|stopp)\w*(?:\s+[\w-]+|\s+\([^()]{1,40}\)){0,5}?\s+(?:in|at)"
-    r"|cross(?:ed|ing)(?:\s+[\w-]+){0,3}?\s+at",  # "were crossing each day at Hamdayet"
+    r"|cross(?:ed|ing)(?:\s+[\w-]+){0,3}?\s+at"  # "were crossing each day at Hamdayet"
+    r"|spent\s+the\s+night(?:\s+[\w'’-]+){0,5}?\s+(?:in|at)"  # "spent the night ... in Chico"
+    r"|(?:given|found)\s+shelter\s+(?:in|at)",
 }
 """Words that give a place its part in a movement; the nearest one before the place decides.
 A place after 'in' or 'at' alone ('a source in Homs') is no endpoint."""
 _NOT_A_ROLE = re.compile(
     r"\b(?:according|due|able|going|used|has|have|had|said)\s+to\s+$"
     r"|\b(?:roads?|routes?|highways?|tracks?|railways?|lines?)\s+end(?:s|ed)?\s+(?:in|at)\s+$"
+    r"|\b(?:re)?(?:open|clos|block|cut)\w*\s+(?:the|a)\s+(?:[\w-]+\s+)?(?:road|route|highway)"
+    r"(?:\s+[\w-]+)?\s+(?:into|to|towards?)\s+(?:the\s+|a\s+)?$"  # "opened the road north into X"
 )
-"""'According to', 'had to'; 'where the road ends at Jacmel' says where a road goes."""
+"""'According to', 'had to'; 'where the road ends at Jacmel' and 'opened the road north into
+New South Wales' say where a road goes."""
 
 
 def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, Any]:
@@ -144,7 +153,9 @@ def _roles(sentence: str, offset: int, places: list[PlaceMention]) -> dict[str, 
                 and arrived.start() < last_end - tail_start <= arrived.start("at")):  # fmt: skip
             where, role = arrived.start("at"), "destination"
         crossed = role == "via" and _CROSSED_INTO.match(tail, where)
-        if place.kind == "country" and (crossed or role == "destination"):
+        if (place.kind == "country" and role == "destination") or (
+            crossed and place.kind in ("country", "region")  # "crossed into the Andijan region"
+        ):
             country_end = country_end or place
         elif role == "via":
             roles["via"].append(place.name)
@@ -209,15 +220,75 @@ _CROSSED_INTO = re.compile(r"cross(?:ed|ing)\s+into\b")
 _LEAVING = re.compile(
     r"\b(?:left|leaving|leave|fled|fleeing|departed|departing|evacuated|bussed|bused"
     r"|transferred|taken\s+out|pulled\s+out|emptied|exodus"
-    r"|moved|took|taken|carried|flown|flew|relocated)\b",  # "residents of Futaba were moved"
+    r"|moved|took|taken|carried|flown|flew|relocated"  # "residents of Futaba were moved"
+    r"|driven|lifted|brought|rescued|move|moving)\b",
     re.IGNORECASE,
 )
 _OF_A_PLACE = re.compile(
     r"\b(?:residents|people|civilians|fighters|rebels|inhabitants|families|population|"
-    r"evacuees|wounded|gunmen|terrorists|patients)\s+(?:of|from|in)\s+(?:the\s+)?(?:[\w-]+\s+)?"
-    r"(?:(?:an?|the)\s+(?:[\w-]+\s+){1,2}(?:in|at)\s+)?$",  # "residents of a care home in X"
+    r"evacuees|wounded|gunmen|terrorists|patients|tourists|visitors|holidaymakers|guests|inmates"
+    r"|villagers|workers)\s+(?:of|from|in|(?:staying|living|sheltering)\s+(?:in|at))\s+"
+    r"(?:the\s+)?(?:[\w-]+\s+)?"
+    r"(?:(?:(?:an?|the)\s+)?(?:[\w-]+\s+){1,2}(?:in|at)\s+)?$",  # "of a care home in X"
     re.IGNORECASE,
 )
+
+
+_IN_FIRST = re.compile(r"\s*In\s+$")
+"""'In La Lima, rescue teams took ...': the sentence opens on where it happens."""
+_ARRIVALS_FROM = re.compile(
+    r"\b(?:cross(?:ed|ing)|arriv\w*|fled|fleeing|came)\s+(?:[\w-]+\s+){0,2}?from\b"
+    r"|\b(?:registered|arrivals|newcomers)\b",
+    re.IGNORECASE,
+)
+"""'In Niger, 500 arrivals from Ménaka were registered': the place named first is the end."""
+_TAKEN_AWAY = re.compile(
+    r"\b(?:took|taken|moved|brought|evacuated|lifted|airlifted|carried|flown|flew|bus(?:s)?ed"
+    r"|transferred|relocated|rescued|ferried)\b",
+    re.IGNORECASE,
+)
+"""'In Jalal-Abad, 2,000 people were taken by bus to ...': the place named first is left."""
+
+
+def _named_first(sentence: str, offset: int, places: list[PlaceMention], roles: Any) -> None:
+    """A sentence that opens on its place ("In Rwanda, 26,000 people who crossed from Kirundo
+    province ...", "In La Lima, rescue teams took 1,200 people ... to San Pedro Sula"): the
+    country or region of arrival when people came from elsewhere, else the place left when
+    people were taken away from it."""
+    if not places or not _IN_FIRST.fullmatch(sentence, 0, places[0].start - offset):
+        return
+    place = places[0]
+    if not re.match(r"(?:\s+and\s+[^,]{1,40})?,", sentence[place.end - offset :]):
+        return  # "In Goma's camps ...", "In Kyiv on Monday ..."
+    if place.name in (roles["origin"], roles["destination"]):
+        return
+    if _ARRIVALS_FROM.search(sentence) and place.kind in ("country", "region"):
+        if not roles["destination"]:
+            roles["destination"] = place.name
+    elif not roles["origin"] and _TAKEN_AWAY.search(sentence):
+        roles["origin"] = place.name
+
+
+_HOSTS = re.compile(
+    r"\b(?:centres?|centers?|shelters?|camps?|schools?|hotels?|hosts?|families|churches)\s+"
+    r"(?:in|at)\s+$",
+    re.IGNORECASE,
+)
+_TOOK_IN = re.compile(
+    r"(?:\s+(?:and|or)\s+[\w'’ -]{1,30}?)?\s+(?:took\s+in|received|welcomed|housed|hosted"
+    r"|(?:are|were|have\s+been)\s+(?:housing|hosting|sheltering))\b",
+    re.IGNORECASE,
+)
+
+
+def _hosts(sentence: str, offset: int, places: list[PlaceMention]) -> str:
+    """'Relief centres in Bairnsdale and Orbost took in 900 people': where people came to."""
+    for place in places:
+        if _HOSTS.search(sentence[: place.start - offset]) and _TOOK_IN.match(
+            sentence, place.end - offset
+        ):
+            return place.name
+    return ""
 
 
 _ITS_DISPLACED = re.compile(r"\s+(?:refugees|evacuees|displaced)\b")
@@ -251,7 +322,7 @@ _BACK_REFERENCE = re.compile(
     r"|reached|reaching|arrived\s+(?:in|at)|(?<!crossing\s)(?<!crossed\s)into|entered)\s+"
     r"(?:(?P<there>there)\b|(?:the|this|that|these)\s+(?P<count>two\s+|three\s+|four\s+)?"
     r"(?:[\w-]+\s+)?(?P<kind>villages?|towns?|city|districts?|neighbou?rhoods?|enclave|pocket"
-    r"|area|camp|crossing|valley)\b)",
+    r"|area|camp|crossing|valley)\b(?!\s+of\s+(?-i:[A-Z])))",  # "the village of X" names X
     re.IGNORECASE,
 )
 _REFERRED_KINDS = {

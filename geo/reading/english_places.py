@@ -379,6 +379,13 @@ def _place_at(
         return None  # "Haitians", "Sudanese": people of a country, not a place
     if _A_UNIT.match(text, end):
         return None  # "the Azov regiment", "the Idlib brigade": a unit named after a place
+    part_of = _PART_OF.match(text, end) or (
+        _PART_WORD.fullmatch(mention.rsplit(" ", 1)[-1]) and _OF_A_NAME.match(text, end)
+    )
+    if part_of and homes and _abroad(candidates[0], geocoder, homes):
+        return None  # "the Cheremushki district of Osh": a part of a town at home, not Moscow's
+    if _AIRCRAFT.match(text, end) and not _well_known(candidates[0], geocoder, homes):
+        return None  # "Hercules transport planes", "Chinook helicopters": a model, no place
     if _NUMBERED.match(text, end) and not _well_known(candidates[0], geocoder, homes):
         return None  # "Kilo 16", "Gate 4": a milestone or a gate, not a namesake abroad
     if size == 1 and _AGED.match(text, end) and not _well_known(candidates[0], geocoder, homes):
@@ -442,6 +449,21 @@ _A_UNIT = re.compile(
     re.IGNORECASE,
 )
 
+_PART_WORD = re.compile(r"(?i:district|neighbou?rhood|quarter|suburb|ward|township)")
+_OF_A_NAME = re.compile(r"[ \t]+of[ \t]+[A-Z]")
+_PART_OF = re.compile(rf"[ \t]+{_PART_WORD.pattern}{_OF_A_NAME.pattern}")
+"""'the Cheremushki district of Osh': a part of the named town, so in the report's country."""
+
+
+def _abroad(candidate: Any, geocoder: OfflineGeocoder, homes: frozenset[str]) -> bool:
+    return candidate.entry >= 0 and geocoder.gazetteer.country_codes[candidate.entry] not in homes
+
+
+_AIRCRAFT = re.compile(
+    r"[ \t]+(?:transport[ \t]+|cargo[ \t]+)?(?:planes?|aircraft|helicopters?|jets?)\b",
+    re.IGNORECASE,
+)
+
 
 def _letters(name: str) -> str:
     """The name's letters only: no case, marks, apostrophes, hyphens or spaces."""
@@ -468,12 +490,15 @@ _DEMONYM_ENDINGS = ("ians", "ian", "ans", "an", "ese", "is", "i", "ns", "n", "s"
 
 
 def _is_demonym(word: str, geocoder: OfflineGeocoder) -> bool:
-    """'Haitian', 'Sudanese', 'Ethiopians', 'Israeli': a country's people (its name, less a
-    last vowel, with a people's ending), unless the word is itself a country's name."""
+    """'Haitian', 'Sudanese', 'Ethiopians', 'Israeli', 'Uzbek': a country's people (its name,
+    less a last vowel, with a people's ending, or less its '-stan'), unless the word is itself
+    a country's name."""
     countries = geocoder.gazetteer.derived("country letters", _country_letters)
     letters = _letters(word)
     if letters in countries or not word[:1].isupper():
         return False
+    if any(letters + ending in countries for ending in ("istan", "stan")):
+        return True  # "Uzbek", "Kazakh", "Tajik": the country's name less its "-stan"
     for ending in _DEMONYM_ENDINGS:
         if letters.endswith(ending) and len(letters) - len(ending) >= 3:
             stem = letters[: -len(ending)]

@@ -30,6 +30,7 @@ COUNT_NOUNS = {
     "newcomers", "newly-arrived", "returnees", "deportees",
     "others", "sons", "daughters", "grandchildren", "grandsons", "granddaughters", "siblings",
     "brothers", "sisters", "nephews", "nieces", "grandparents", "parents",
+    "inmates", "tourists", "holidaymakers", "visitors", "guests", "villagers",
 }  # fmt: skip
 VEHICLES = {
     "vehicles", "buses", "ambulances", "convoys", "trucks", "cars", "busloads", "lorries",
