@@ -1,6 +1,6 @@
 """Map snapshots: what to export, the standalone page (title, moment, extent, map, legend,
 sources and disclaimer) and each format's bytes; pictures are drawn in `geo.pictures`, the data
-shown is written by `geo.export_data`.
+shown is written by `geo.export_data`; the record `Snapshot` is in `geo.snapshot`.
 
 A map (HTML, PNG, PDF) frames the story at its moment, or the view a snapshot gives it (the one
 on screen, or one asked for: `geo.extent`); its page says which, and a view's file name ends in
@@ -10,22 +10,20 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
 from branca.element import Element
 
-from geo import extent, mapview
+from geo import mapview
 from geo._atomic import atomic_path
 from geo.errors import ExportError
 from geo.export_data import csv_zip, feature_collection, gpkg_bytes
-from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, MapView, basemap
-from geo.mapview.viewport import ViewRequest
+from geo.mapview import ALL_LAYERS, DEFAULT_LAYERS, basemap
 from geo.pictures import PAPER, browser
-from geo.records import Scenario
 from geo.safe_html import FONTS, esc, times
+from geo.snapshot import Snapshot as Snapshot  # (re-exported: users write export.Snapshot)
 
 FORMATS = ("html", "png", "pdf", "geojson", "gpkg", "csv")
 MAP_FORMATS = ("html", "png", "pdf")
@@ -49,36 +47,6 @@ APPROXIMATE_NOTE = (
     "Dashed lines and outlines are approximate: placed by reading the sources, not surveyed."
 )
 TILE_WAIT_MS = 3000
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """What to export: the scenario, the view (moment, layers, filters), the page size,
-    for CSV whether to write HXL hashtags, and the map's frame (None: the story frame)."""
-
-    scenario: Scenario
-    view: MapView
-    width: int = 1600
-    height: int = 1000
-    scale: float = 1.0
-    paper: str = "A4"
-    created: datetime | None = None
-    hxl: bool = False
-    """CSV: an HXL hashtag row under every table's header (for HDX)."""
-    frame: ViewRequest | None = None
-    """The view the map opens on (geo.extent.on_screen, geo.extent.asked); None: the story at
-    the moment, as the dashboard first frames it."""
-    frame_note: str = extent.SCREEN_NOTE
-    """What the page says a `frame` is (geo.extent.SCREEN_NOTE or ASKED_NOTE)."""
-
-    @property
-    def made(self) -> datetime:
-        return self.created or datetime.now(UTC)
-
-    @property
-    def extent_note(self) -> str:
-        """The line a map export carries saying what it frames."""
-        return extent.STORY_NOTE if self.frame is None else self.frame_note
 
 
 def file_name(snapshot: Snapshot, fmt: str) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import geopandas as gpd
@@ -23,9 +23,7 @@ from geo.errors import ExportError
 from geo.event_table import picked
 from geo.hxl import TAGS
 from geo.records import CONVOY_COUNTS, Place, Source
-
-if TYPE_CHECKING:
-    from geo.export import Snapshot
+from geo.snapshot import Snapshot
 
 
 def feature_collection(snapshot: Snapshot) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import pytest
 
 from geo import importing
 from geo.event_table import EventTable
+from geo.importing import chunks as import_chunks
 from geo.readers import columnar
 from geo.records import Scenario
 
@@ -50,7 +51,7 @@ def whole_and_chunked(
     """The file prepared in one chunk, then in chunks of two rows (both paths)."""
     opts = importing.Options(**options)  # type: ignore[arg-type]
     whole = importing.prepare(path, scenario, options=opts, who="tester")
-    monkeypatch.setattr(importing, "CHUNK_ROWS", 2)
+    monkeypatch.setattr(import_chunks, "CHUNK_ROWS", 2)
     monkeypatch.setattr(columnar, "CHUNK_ROWS", 2)
     chunked = importing.prepare(path, scenario, options=opts, who="tester")
     return whole, chunked
@@ -101,7 +102,7 @@ def test_a_dry_run_counts_what_an_import_would_add_and_cannot_be_committed(
     rows[2] = place(3, longitude="200")
     path = write(tmp_path / "p.csv", PLACES, rows)
     full = importing.prepare(path, tiny, who="tester")
-    monkeypatch.setattr(importing, "CHUNK_ROWS", 2)
+    monkeypatch.setattr(import_chunks, "CHUNK_ROWS", 2)
     dry = importing.prepare(path, tiny, options=importing.Options(check_only=True), who="tester")
     assert dry.checked_only
     assert not full.checked_only
