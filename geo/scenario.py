@@ -206,7 +206,7 @@ def append_events(scenario: Scenario, added: EventTable, folder: Path | str) -> 
             ended = out.read(1) == b"\n"
         with temporary.open("a", encoding="utf-8", newline="") as out:
             out.write("" if ended else "\n")
-            _write_event_rows(csv.writer(out, lineterminator="\n"), added, scenario.timezone)
+            _write_event_rows(out, added, scenario.timezone)
 
 
 def _starts_with(path: Path, text: str) -> bool:
@@ -266,16 +266,19 @@ EVENT_ROWS_WRITTEN = 65_536
 
 
 def _write_events(events: EventTable, zone: str, out: TextIO) -> None:
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(s.field_names(s.EVENTS))
-    _write_event_rows(writer, events, zone)
+    out.write(",".join(s.field_names(s.EVENTS)) + "\n")
+    _write_event_rows(out, events, zone)
 
 
-def _write_event_rows(writer: Any, events: EventTable, zone: str) -> None:
-    """The events' rows of events.csv, EVENT_ROWS_WRITTEN at a time."""
+def _write_event_rows(out: TextIO, events: EventTable, zone: str) -> None:
+    """The events' rows of events.csv, EVENT_ROWS_WRITTEN at a time, each batch's text
+    written at once (row by row to the file cost a million events 6 s more)."""
     for start in range(0, len(events), EVENT_ROWS_WRITTEN):
         size = min(EVENT_ROWS_WRITTEN, len(events) - start)
-        writer.writerows(_event_rows(EventTable(events.table.slice(start, size)), zone))
+        buffer = io.StringIO(newline="")
+        rows = _event_rows(EventTable(events.table.slice(start, size)), zone)
+        csv.writer(buffer, lineterminator="\n").writerows(rows)
+        out.write(buffer.getvalue())
 
 
 def _csv_text(records: Sequence[Any], kind: s.Kind, zone: str) -> str:
