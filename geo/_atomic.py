@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import TextIO
 
 FILE_MODE = 0o644
 """Written files are readable by others, as any file an editor saves (mkstemp makes 0600)."""
@@ -37,14 +38,19 @@ def write_text(target: Path | str, text: str) -> None:
         temporary.write_text(text, encoding="utf-8", newline="")
 
 
-def write_files(folder: Path | str, files: Mapping[str, str]) -> None:
-    """Write several text files into a folder: all temporary files first, then every rename."""
+def write_files(folder: Path | str, files: Mapping[str, str | Callable[[TextIO], None]]) -> None:
+    """Write several text files into a folder: all temporary files first, then every rename.
+    A file is its text, or what writes its text to an open file a part at a time."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as stack:
         for name, text in files.items():
             temporary = stack.enter_context(atomic_path(folder / name))
-            temporary.write_text(text, encoding="utf-8", newline="")
+            if isinstance(text, str):
+                temporary.write_text(text, encoding="utf-8", newline="")
+                continue
+            with temporary.open("w", encoding="utf-8", newline="") as out:
+                text(out)
 
 
 def _fsync(path: Path) -> None:

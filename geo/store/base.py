@@ -6,7 +6,7 @@ import abc
 import contextlib
 import ctypes
 import threading
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -58,6 +58,34 @@ class Notifications(Protocol):
     def stop(self) -> None: ...
 
 
+class Batches:
+    """Rows for a table that is not a scenario table (the change log), made a frame at a time
+    as they are written: `make()` gives the frames again at each write (one of several tries)."""
+
+    def __init__(self, columns: Sequence[str], make: Callable[[], Iterator[pd.DataFrame]]) -> None:
+        self.columns, self._make = list(columns), make
+
+    def __iter__(self) -> Iterator[pd.DataFrame]:
+        return self._make()
+
+
+TableRows = pd.DataFrame | Batches
+"""Rows to add to another table: a frame, or frames made as they are written."""
+
+
+def batches(rows: TableRows) -> Iterator[pd.DataFrame]:
+    """The rows a frame at a time."""
+    return iter([rows]) if isinstance(rows, pd.DataFrame) else iter(rows)
+
+
+def whole(rows: TableRows) -> pd.DataFrame:
+    """The rows as one frame (a workspace saved whole)."""
+    if isinstance(rows, pd.DataFrame):
+        return rows
+    frames = list(rows)
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
 class RecordWriter(abc.ABC):
     """A backend's steps of `Workspace.write_records`, which takes them in this order: the
     records of one scenario removed by id, records added layer by layer, the updated ones
@@ -70,15 +98,17 @@ class RecordWriter(abc.ABC):
 
     @abc.abstractmethod
     def add(self, layer: Layer, records: Sequence[Any]) -> None:
-        """Add the scenario's records of a layer (records, or an EventTable)."""
+        """Add the scenario's records of a layer (records, or an EventTable: written
+        BATCH_ROWS at a time, never made one frame)."""
 
     @abc.abstractmethod
     def put_back(self) -> None:
         """Give the records removed and added again (updated) the places they had."""
 
     @abc.abstractmethod
-    def append(self, name: str, rows: pd.DataFrame) -> None:
-        """Add rows to a table that is not a scenario table (made when missing)."""
+    def append(self, name: str, rows: TableRows) -> None:
+        """Add rows to a table that is not a scenario table (made when missing), a batch at a
+        time."""
 
     @abc.abstractmethod
     def finish(self) -> Version:
@@ -209,7 +239,7 @@ class Workspace(abc.ABC):
         """Add rows to a layer (made when missing) that is not a scenario table."""
 
     @abc.abstractmethod
-    def save(self, scenario: Scenario, *, append: dict[str, pd.DataFrame] | None = None) -> None:
+    def save(self, scenario: Scenario, *, append: dict[str, TableRows] | None = None) -> None:
         """Add the scenario, or replace the one with its id, all or nothing; `append` adds
         rows to other tables (the change log) in the same write."""
 
@@ -219,7 +249,7 @@ class Workspace(abc.ABC):
         put: Mapping[str, Sequence[Any]],
         drop: dict[str, set[str]],
         *,
-        append: dict[str, pd.DataFrame] | None = None,
+        append: dict[str, TableRows] | None = None,
     ) -> None:
         """Write only what an edit changed, all or nothing: remove the `drop` ids, add the
         `put` records (an updated one keeps its place in the layer) and the `append` rows.
@@ -262,7 +292,7 @@ class Workspace(abc.ABC):
     # What each backend does for the shared write -------------------------------------------
 
     @abc.abstractmethod
-    def _save(self, scenario: Scenario, append: dict[str, pd.DataFrame]) -> None:
+    def _save(self, scenario: Scenario, append: dict[str, TableRows]) -> None:
         """`save` under the lock this thread holds already."""
 
     @abc.abstractmethod
@@ -270,7 +300,7 @@ class Workspace(abc.ABC):
         self,
         scenario_id: str,
         put: Mapping[str, Sequence[Any]],
-        append: Mapping[str, pd.DataFrame],
+        append: Mapping[str, TableRows],
     ) -> contextlib.AbstractContextManager[RecordWriter | None]:
         """The steps of one `write_records` of these records and rows, written all together
         when the block ends without an error (nothing otherwise); None when the workspace

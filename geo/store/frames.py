@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,7 +19,15 @@ from geo import event_table
 from geo.builder import meta_fields
 from geo.event_table import EventTable
 from geo.records import Scenario
-from geo.store.layout import CRS, LAYERS, POINT_KINDS, SCENARIO_ID, SCENARIOS_LAYER, Layer
+from geo.store.layout import (
+    CRS,
+    LAYERS,
+    POINT_KINDS,
+    SCENARIO_ID,
+    SCENARIOS_LAYER,
+    Layer,
+    slices,
+)
 
 
 def point_cells(geometry: shapely.Geometry) -> tuple[object, object]:
@@ -140,6 +148,26 @@ def _arrow_event_frame(events: EventTable, scenario_id: str) -> pd.DataFrame:
     points = gpd.GeoSeries(shapely.points(longitudes, latitudes), crs=CRS)
     spatial: pd.DataFrame = gpd.GeoDataFrame(frame, geometry=points, crs=CRS)
     return spatial
+
+
+def event_batches(
+    events: EventTable, scenario_id: str, fields: Sequence[str]
+) -> Iterator[pyarrow.RecordBatch]:
+    """The events layer's rows as `event_frame(for_arrow=True)` hands them to GDAL, made
+    BATCH_ROWS at a time straight from the columns: `fields` in that order, then the point as
+    WKB in `geometry` (a million events as one GeoDataFrame took 390 MB more)."""
+    for part in slices(len(events)):
+        chunk = EventTable(events.table.slice(part.start, part.stop - part.start))
+        columns = {
+            SCENARIO_ID: pyarrow.repeat(pyarrow.scalar(scenario_id, pyarrow.string()), len(chunk))
+        }
+        for name in s.field_names(s.EVENTS):
+            column = chunk.cell_column(name)
+            columns[name] = pc.cast(column, pyarrow.string()) if name == "date" else column
+        latitudes, longitudes = (chunk.column(n).to_numpy() for n in ("latitude", "longitude"))
+        points = shapely.to_wkb(shapely.points(longitudes, latitudes))
+        arrays = [columns[name] for name in fields] + [pyarrow.array(points, pyarrow.binary())]
+        yield pyarrow.record_batch(arrays, names=[*fields, "geometry"])
 
 
 def moment_columns(fields: list[f.Field]) -> set[str]:

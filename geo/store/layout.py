@@ -13,6 +13,14 @@ FID = "fid"
 """The feature id column GDAL gives a GeoPackage's layer (and PostGIS a table)."""
 SCENARIOS_LAYER = "scenarios"
 CRS = "EPSG:4326"
+BATCH_ROWS = 65_536
+"""Rows written at once when a write streams (the events a commit adds, its change-log rows):
+1,000,000 events made one frame, and their log one JSON text, took 1 GB more at the write."""
+
+
+def slices(size: int) -> list[slice]:
+    """The slices that cut `size` rows into batches of BATCH_ROWS (one, empty, when none)."""
+    return [slice(i, min(i + BATCH_ROWS, size)) for i in range(0, max(size, 1), BATCH_ROWS)]
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,15 @@ from geo.records import Scenario
 from geo.settings import CACHE_DIR
 from geo.store import postgis_sql, team
 from geo.store.added_columns import Extras
-from geo.store.base import LOCK_SECONDS, Notifications, RecordWriter, Version, Workspace
+from geo.store.base import (
+    LOCK_SECONDS,
+    Notifications,
+    RecordWriter,
+    TableRows,
+    Version,
+    Workspace,
+    batches,
+)
 from geo.store.frames import event_frame, records_frame, scenario_tables
 from geo.store.layout import (
     CRS,
@@ -45,6 +53,7 @@ from geo.store.layout import (
     Layer,
     LayerInfo,
     Window,
+    slices,
 )
 from geo.store.listener import Listener
 
@@ -311,11 +320,11 @@ class PostgisWorkspace(Workspace):
             if layer not in postgis_sql.UNTRACKED:
                 postgis_sql.bump(connection)
 
-    def save(self, scenario: Scenario, *, append: dict[str, pd.DataFrame] | None = None) -> None:
+    def save(self, scenario: Scenario, *, append: dict[str, TableRows] | None = None) -> None:
         with self.transaction():
             self._save(scenario, append or {})
 
-    def _save(self, scenario: Scenario, append: dict[str, pd.DataFrame]) -> None:
+    def _save(self, scenario: Scenario, append: dict[str, TableRows]) -> None:
         """The scenario's rows replaced, and `append`'s rows added, in one transaction."""
         fresh = scenario_tables(scenario)
         with self._connection() as connection:
@@ -328,7 +337,8 @@ class PostgisWorkspace(Workspace):
                 _insert(connection, name, fresh[name], GEOMETRY_OF.get(name))
                 kept.restore(connection)
             for name, rows in append.items():
-                _insert(connection, name, rows, None)
+                for frame in batches(rows):
+                    _insert(connection, name, frame, None)
             postgis_sql.bump(connection)
 
     @contextlib.contextmanager
@@ -336,7 +346,7 @@ class PostgisWorkspace(Workspace):
         self,
         scenario_id: str,
         put: Mapping[str, Sequence[Any]],
-        append: Mapping[str, pd.DataFrame],
+        append: Mapping[str, TableRows],
     ) -> Iterator[_RecordWriter | None]:
         """`write_records` in one transaction (committed when the block ends); a schema
         holding no workspace yet is saved whole."""
@@ -390,8 +400,8 @@ class _RecordWriter(RecordWriter):
             name = layer.kind.name
             if put.get(name):
                 records = put[name]
-                if isinstance(records, EventTable):
-                    self.frames[name] = event_frame(records, scenario_id, for_arrow=True)
+                if isinstance(records, EventTable):  # (its columns: made in `add` by batch)
+                    self.frames[name] = event_frame(records[:0], scenario_id, for_arrow=True)
                 else:
                     self.frames[name] = records_frame(tuple(records), layer, scenario_id)
         self.kept: list[Extras] = []
@@ -409,9 +419,16 @@ class _RecordWriter(RecordWriter):
         }
 
     def add(self, layer: Layer, records: Sequence[Any]) -> None:
-        """(Their frame was made from these records when the write began.)"""
+        """(Their frame was made from these records when the write began; an EventTable's
+        frames are made and copied in BATCH_ROWS at a time, in the same transaction.)"""
         name = layer.kind.name
-        _insert(self.connection, name, self.frames[name], layer.geometry_type)
+        if not isinstance(records, EventTable):
+            _insert(self.connection, name, self.frames[name], layer.geometry_type)
+            return
+        for part in slices(len(records)):
+            chunk = EventTable(records.table.slice(part.start, part.stop - part.start))
+            frame = event_frame(chunk, self.scenario_id, for_arrow=True)
+            _insert(self.connection, name, frame, layer.geometry_type)
 
     def put_back(self) -> None:
         for name, fids in self.places.items():
@@ -419,8 +436,9 @@ class _RecordWriter(RecordWriter):
         for extras in self.kept:
             extras.restore(self.connection)
 
-    def append(self, name: str, rows: pd.DataFrame) -> None:
-        _insert(self.connection, name, rows, None)
+    def append(self, name: str, rows: TableRows) -> None:
+        for frame in batches(rows):
+            _insert(self.connection, name, frame, None)
 
     def finish(self) -> Version:
         return (0, postgis_sql.bump(self.connection), 0)
