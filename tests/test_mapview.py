@@ -21,8 +21,9 @@ from playwright.sync_api import Browser, Route
 from geo import mapview, messages, timeline
 from geo.errors import AssetsMissingError
 from geo.mapview import ALL_LAYERS, LAYER_LABELS, MapView, assets, basemap
+from geo.mapview.layers import arabic_names
 from geo.mapview.legend import ROUTE_LEGEND
-from geo.mapview.place_labels import LabelLanguage
+from geo.mapview.place_labels import LabelLanguage, zone_arabic
 from geo.records import Confidence, ConvoyStatus, Scenario
 from geo.scenario import read_scenario
 from geo.timeline import ConvoyState
@@ -726,3 +727,22 @@ def overlays_by_label(html: str, language: str) -> dict[str, list[dict[str, Any]
     keys = {messages.say(language, label): key for key, label in LAYER_LABELS.items()}
     entries = OVERLAY_ENTRY.findall(block[1])
     return {keys[json.loads(label)]: items.get(name, []) for label, name in entries}
+
+
+def test_a_zone_in_a_route_risk_popup_follows_the_place_name_choice(shipped: Scenario) -> None:
+    """The nearest besieged zone (and a reason naming one) in its place's Arabic name."""
+    pocket = "Remaining opposition pocket in east Aleppo (encircled)"
+    risk = frozenset({"risk", "routes"})
+    english = render(shipped, MapView(at=utc(13), layers=risk, language="ar"))
+    popups = [item.get("pop", "") for item in overlays_by_label(english, "ar")["risk"]]
+    assert any(pocket in pop for pop in popups)
+    view = MapView(at=utc(13), layers=risk, language="ar", labels=LabelLanguage.ARABIC)
+    popups = [
+        item.get("pop", "") for item in overlays_by_label(render(shipped, view), "ar")["risk"]
+    ]
+    assert any("حلب الشرقية (0.0 km)" in pop for pop in popups)
+    assert not any(pocket in pop for pop in popups)
+    enclave = next(zone for zone in shipped.zones if zone.id == "fuaa-kafraya-enclave")
+    arabic = arabic_names(shipped)
+    assert zone_arabic(enclave, shipped.places, arabic) == "الفوعة وكفريا"
+    assert zone_arabic(enclave, [], arabic) == ""
