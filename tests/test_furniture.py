@@ -3,16 +3,19 @@ the panels, a legend that folds, a locator inset on exports."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+import folium
+import numpy as np
 import pytest
 from conftest import OfflinePage
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from geo import export, mapview
-from geo.mapview import MapView
+from geo.mapview import MapView, event_points
 from geo.records import Control, Scenario
 from geo.scenario import read_scenario
 
@@ -326,3 +329,35 @@ def test_every_popup_opens_whole_inside_the_map_and_clear_of_its_panels(
             wrong.append(found)
     assert wrong == []
     assert offline_page.errors == []
+
+
+def test_events_that_cannot_be_loaded_say_so_in_one_note_however_many_moments(
+    shipped: Scenario, offline_page: OfflinePage, tmp_path: Path
+) -> None:
+    """During Play every moment's events layer asks for its file; where none comes, the map
+    keeps one note (the latest moment's), not one more a step; a moment that loads clears it."""
+    open_map(offline_page, tmp_path, dashboard_map(shipped))
+    page = offline_page.page
+    name = map_name(page)
+
+    def moment(data: dict[str, object]) -> None:  # an events layer as a new moment brings it
+        standing = folium.Map()
+        group = folium.FeatureGroup().add_to(standing)
+        layer = event_points.EventPoints(data)
+        layer.add_to(group)
+        page.evaluate(
+            f"() => {{ window['{standing.get_name()}'] = window['{name}'];"
+            f"window['{group.get_name()}'] = L.featureGroup().addTo(window['{name}']);"
+            f"(0, eval)({json.dumps(layer.make_script())}); }}"
+        )
+        page.wait_for_function("window.corridorWaits === 0")
+
+    for step in range(3):
+        moment({"n": 10 + step, "url": f"missing-{step}.json"})
+    notes = page.locator(".leaflet-bottom .corridor-card")
+    assert notes.all_inner_texts() == [notes.first.inner_text()]  # one note, not three
+    assert notes.first.inner_text().startswith("The 12 events could not be loaded")
+    assert page.locator("[data-corridor-events-error]").count() == 1
+    moment(event_points.payload(shipped, np.array([], dtype=np.intp)))  # (none, but loaded)
+    assert notes.count() == 0
+    assert page.locator("[data-corridor-events-error]").count() == 0
