@@ -37,27 +37,35 @@ MIN_PIECE_M = 1.0
 
 class Reason(str):
     """Why a route has its level, as English text (tables, data exports) that keeps its
-    template and values, so that a map in another language can say it (`said`)."""
+    template and values, so that a map in another language can say it (`said`). The values
+    `named` are names on the map (a zone's), which a map writes as its place-name choice."""
 
     template: str
     values: dict[str, str | tuple[str, ...]]
+    named: tuple[str, ...]
 
-    def __new__(cls, template: str, **values: str | tuple[str, ...]) -> Reason:
+    def __new__(
+        cls, template: str, *, named: tuple[str, ...] = (), **values: str | tuple[str, ...]
+    ) -> Reason:
         joined = {k: " and ".join(v) if isinstance(v, tuple) else v for k, v in values.items()}
         made = super().__new__(cls, template.format(**joined) if values else template)
-        made.template, made.values = template, values
+        made.template, made.values, made.named = template, values, named
         return made
 
 
-def said(reason: str, words: Callable[..., str]) -> str:
+def said(reason: str, words: Callable[..., str], name: Callable[[str], str] | None = None) -> str:
     """A reason in the language of `words` (a geo.messages.Words): its template and each of
-    its values from the catalogue; plain text as it is."""
+    its values from the catalogue, its names as `name` writes them; plain text as it is."""
     if not isinstance(reason, Reason):
         return reason
     join = f" {words('and')} "
     values = {
         k: join.join(map(words, v)) if isinstance(v, tuple) else v for k, v in reason.values.items()
     }
+    for key in reason.named:
+        value = reason.values.get(key)
+        if name is not None and isinstance(value, str):
+            values[key] = name(value)
     return words(reason.template, **values) if values else words(reason.template)
 
 
@@ -452,7 +460,12 @@ def _level(
         medium.append(Reason("crosses a front line"))
     if near[1] is not None and near[1] <= rules.near_km and not through:
         medium.append(
-            Reason("passes {km} km from {place}", km=f"{near[1]:.1f}", place=str(near[0]))
+            Reason(
+                "passes {km} km from {place}",
+                named=("place",),
+                km=f"{near[1]:.1f}",
+                place=str(near[0]),
+            )
         )
     if high:
         return "high", high + medium

@@ -239,3 +239,22 @@ def test_the_risk_table_gives_zero_km_not_a_blank(scenario: Scenario) -> None:
     assert all(isinstance(row["besieged (km)"], float) for row in rows)
     assert "government (km)" not in rows[0]  # a ground no route crosses has no column
     assert "_" not in rows[0]["state"]
+
+
+def test_a_name_in_a_reason_is_written_as_the_map_names_it() -> None:
+    from geo.messages import Words
+
+    reason = analysis.Reason(
+        "passes {km} km from {place}", named=("place",), km="1.2", place="Besieged enclave"
+    )
+    assert reason == "passes 1.2 km from Besieged enclave"  # tables and exports: English
+    arabic = Words("ar")
+    enclave = "الفوعة وكفريا"
+    said = analysis.said(reason, arabic, {"Besieged enclave": enclave}.__getitem__)
+    assert said == arabic("passes {km} km from {place}", km="1.2", place=enclave)
+    assert said.endswith(f"\u2068{enclave}\u2069")
+    assert "Besieged enclave" in analysis.said(reason, arabic)  # no name given: as it is
+    front = analysis.Reason("crosses {front} front lines", front="2")
+    assert analysis.said(front, arabic, lambda name: "never asked") == arabic(
+        "crosses {front} front lines", front="2"
+    )

@@ -41,6 +41,8 @@ WATCH = """frame => {
             seen.title = title ? title.textContent : '';
             var legend = page.querySelector('.corridor-legend');
             seen.folded = !!legend && legend.classList.contains('corridor-folded');
+            var sent = map.contentWindow.feature_group;  // streamlit-folium's moment layers
+            seen.layers = Array.isArray(sent) ? sent.length : -1;
         }
         window.corridorSamples.push(seen);
         requestAnimationFrame(sample);
@@ -103,3 +105,8 @@ def test_play_draws_every_moment_without_a_blank_map(server: str, page: Page) ->
     assert len({(seen["top"], seen["height"]) for seen in samples}) == 1, "the map moved"
     assert all(seen["folded"] for seen in samples), "the legend unfolded at a new moment"
     assert len(samples) > 10 * FRAMES  # watched for seconds, not one frame a moment
+    # the moment layers taken off the map are let go (geo.mapview.moment.Released): one held,
+    # two for the instant between the new one's coming and the old one's release
+    layers = [seen["layers"] for seen in samples if "layers" in seen]
+    assert layers[-1] == 1, layers[-5:]
+    assert max(layers) <= 2, f"moment layers kept: up to {max(layers)} after {len(drawn)} moments"

@@ -3,16 +3,19 @@ the panels, a legend that folds, a locator inset on exports."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+import folium
+import numpy as np
 import pytest
 from conftest import OfflinePage
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from geo import export, mapview
-from geo.mapview import MapView
+from geo.mapview import MapView, event_points
 from geo.records import Control, Scenario
 from geo.scenario import read_scenario
 
@@ -27,9 +30,11 @@ def shipped() -> Scenario:
     return read_scenario(SHIPPED)
 
 
-def open_map(offline_page: OfflinePage, tmp_path: Path, html: str, width: int = 1200) -> None:
+def open_map(
+    offline_page: OfflinePage, tmp_path: Path, html: str, width: int = 1200, height: int = 800
+) -> None:
     page = offline_page.page
-    page.set_viewport_size({"width": width, "height": 800})
+    page.set_viewport_size({"width": width, "height": height})
     path = tmp_path / "map.html"
     path.write_text(html, encoding="utf-8")
     page.goto(path.as_uri(), wait_until="load")
@@ -41,8 +46,8 @@ def map_name(page: Page) -> str:
     return str(page.evaluate("() => Object.keys(window).find(k => /^map_/.test(k))"))
 
 
-def dashboard_map(shipped: Scenario) -> str:
-    return str(mapview.build_map(shipped, MapView(at=AT)).get_root().render())
+def dashboard_map(shipped: Scenario, language: str = "en") -> str:
+    return str(mapview.build_map(shipped, MapView(at=AT, language=language)).get_root().render())
 
 
 CLASHES = """
@@ -130,7 +135,7 @@ def test_a_popup_opens_clear_of_the_title_and_without_its_tooltip(
     popup.wait_for()
     page.mouse.move(spot[0] + 1, spot[1] + 1)  # a sticky tooltip would follow the pointer
     page.wait_for_timeout(300)
-    assert page.locator(".leaflet-tooltip").count() == 0
+    assert page.locator(".leaflet-tooltip").all_inner_texts() == []  # nor another layer's
     overlaps = page.evaluate(
         """() => {
             const p = document.querySelector('.leaflet-popup').getBoundingClientRect();
@@ -154,7 +159,10 @@ def test_a_clicked_zone_shows_no_focus_box(
     zone = page.locator(f"path.leaflet-interactive[stroke='{colour}']")
     box = zone.bounding_box()
     assert box is not None
-    page.mouse.click(box["x"] + box["width"] * 0.8, box["y"] + box["height"] * 0.5)
+    # in the zone's part inside the window (the story frame may cut the zone off)
+    left, top = max(box["x"], 0), max(box["y"], 0)
+    right, bottom = min(box["x"] + box["width"], 1200), min(box["y"] + box["height"], 800)
+    page.mouse.click(left + (right - left) * 0.8, top + (bottom - top) * 0.5)
     page.locator(".leaflet-popup").wait_for()
     outline = page.evaluate(
         "() => [document.activeElement.tagName, getComputedStyle(document.activeElement)"
@@ -181,6 +189,28 @@ def test_the_legend_folds_to_its_heading_and_opens_again(
     assert short["height"] < 40 < tall["height"]
     fold.click()
     assert body.is_visible()
+
+
+@pytest.mark.parametrize("language", ["en", "ar"])
+def test_the_legend_covers_at_most_six_percent_of_the_dashboards_map(
+    shipped: Scenario, offline_page: OfflinePage, tmp_path: Path, language: str
+) -> None:
+    """The dashboard's map is 980 x 620 px in a 1440 x 900 window; its legend, open, covered
+    13% of it in English (248 x 324 px) before its symbols were set on wrapping lines."""
+    open_map(offline_page, tmp_path, dashboard_map(shipped, language), width=980, height=620)
+    page = offline_page.page
+    legend = page.locator(".corridor-legend")
+    assert page.locator(".corridor-legend-body").is_visible()
+    box, frame = legend.bounding_box(), page.locator(".folium-map").bounding_box()
+    assert box is not None
+    assert frame is not None
+    assert frame["width"] == 980
+    assert box["width"] * box["height"] <= 0.06 * frame["width"] * frame["height"], box
+    assert legend.locator("> div").get_attribute("dir") == ("rtl" if language == "ar" else "ltr")
+    fold = legend.locator(".corridor-fold").bounding_box()
+    assert fold is not None
+    left = fold["x"] - box["x"] < box["x"] + box["width"] - fold["x"] - fold["width"]
+    assert left == (language == "ar")  # the heading at the line's end: the left in Arabic
 
 
 def test_an_export_has_a_locator_with_the_maps_extent(
@@ -299,3 +329,35 @@ def test_every_popup_opens_whole_inside_the_map_and_clear_of_its_panels(
             wrong.append(found)
     assert wrong == []
     assert offline_page.errors == []
+
+
+def test_events_that_cannot_be_loaded_say_so_in_one_note_however_many_moments(
+    shipped: Scenario, offline_page: OfflinePage, tmp_path: Path
+) -> None:
+    """During Play every moment's events layer asks for its file; where none comes, the map
+    keeps one note (the latest moment's), not one more a step; a moment that loads clears it."""
+    open_map(offline_page, tmp_path, dashboard_map(shipped))
+    page = offline_page.page
+    name = map_name(page)
+
+    def moment(data: dict[str, object]) -> None:  # an events layer as a new moment brings it
+        standing = folium.Map()
+        group = folium.FeatureGroup().add_to(standing)
+        layer = event_points.EventPoints(data)
+        layer.add_to(group)
+        page.evaluate(
+            f"() => {{ window['{standing.get_name()}'] = window['{name}'];"
+            f"window['{group.get_name()}'] = L.featureGroup().addTo(window['{name}']);"
+            f"(0, eval)({json.dumps(layer.make_script())}); }}"
+        )
+        page.wait_for_function("window.corridorWaits === 0")
+
+    for step in range(3):
+        moment({"n": 10 + step, "url": f"missing-{step}.json"})
+    notes = page.locator(".leaflet-bottom .corridor-card")
+    assert notes.all_inner_texts() == [notes.first.inner_text()]  # one note, not three
+    assert notes.first.inner_text().startswith("The 12 events could not be loaded")
+    assert page.locator("[data-corridor-events-error]").count() == 1
+    moment(event_points.payload(shipped, np.array([], dtype=np.intp)))  # (none, but loaded)
+    assert notes.count() == 0
+    assert page.locator("[data-corridor-events-error]").count() == 0

@@ -21,7 +21,9 @@ from playwright.sync_api import Browser, Route
 from geo import mapview, messages, timeline
 from geo.errors import AssetsMissingError
 from geo.mapview import ALL_LAYERS, LAYER_LABELS, MapView, assets, basemap
-from geo.mapview.place_labels import LabelLanguage
+from geo.mapview.layers import arabic_names
+from geo.mapview.legend import ROUTE_LEGEND
+from geo.mapview.place_labels import LabelLanguage, zone_arabic
 from geo.records import Confidence, ConvoyStatus, Scenario
 from geo.scenario import read_scenario
 from geo.timeline import ConvoyState
@@ -207,9 +209,9 @@ def test_rendering_is_deterministic_but_for_folium_ids(shipped: Scenario) -> Non
 
 
 def legend_rows(html: str) -> list[str]:
-    """The labels of the legend panel's rows."""
+    """The labels of the legend panel's symbols (each a cell of a wrapping line)."""
     legend = panel(html, "corridor-legend")
-    return re.findall(r'<div class="corridor-legend-row"><span>.*?</span>(.*?)</div>', legend)
+    return re.findall(r'<span class="corridor-legend-cell"><svg.*?</svg>(.*?)</span>', legend)
 
 
 def test_every_layer_is_in_the_layer_control_and_on_by_default(shipped: Scenario) -> None:
@@ -224,7 +226,7 @@ def test_every_layer_is_in_the_layer_control_and_on_by_default(shipped: Scenario
     rows = legend_rows(html)
     for label in ("Government-held", "Opposition-held", "Besieged"):
         assert label in rows
-    assert any(row.startswith("Route") for row in rows)
+    assert {"under way", "not yet left or planned"} <= set(rows)
 
 
 def test_unticked_layers_are_rendered_hidden_and_left_out_of_the_legend(
@@ -237,10 +239,11 @@ def test_unticked_layers_are_rendered_hidden_and_left_out_of_the_legend(
     assert found["zones-government"].items  # drawn, only not added to the map
     rows = legend_rows(html)
     assert rows
-    assert all(row.startswith(("Route", "Dashed", "Headed to")) for row in rows), rows
+    routes = {label for _, label in ROUTE_LEGEND}
+    assert set(rows) <= routes | {"dashed: approximate", "destination, origin not reported"}
     assert not set(rows) & {LAYER_LABELS[key] for key in ZONE_KEYS}
     nothing = MapView(at=utc(13), layers=frozenset())
-    assert "corridor-legend-row" not in mapview.legend_html(shipped, nothing)
+    assert "corridor-legend-cell" not in mapview.legend_html(shipped, nothing)
 
 
 def absent(html: str) -> list[str]:
@@ -268,7 +271,7 @@ def test_a_layer_switched_off_or_present_has_no_note(shipped: Scenario) -> None:
 
 def test_figures_not_yet_reported_are_announced(shipped: Scenario) -> None:
     notes = absent(render(shipped, MapView(at=utc(13))))
-    assert notes == ["Reported figures: none yet (the first, 15 Dec 2016 17:00 EET)"]
+    assert notes == ["Reported figures: none yet (the first at 15 Dec 17:00 EET)"]
 
 
 # --- the moment ----------------------------------------------------------------------------
@@ -613,7 +616,7 @@ def test_a_convoy_card_explains_a_state_that_differs_from_its_status(shipped: Sc
 
 def test_the_legend_names_every_kind_of_place_shown(shipped: Scenario) -> None:
     legend = mapview.legend_html(shipped, MapView(at=utc(13)))
-    for kind in ("city", "village", "district", "crossing", "province (label point)"):
+    for kind in ("city", "village", "district", "crossing", "province"):
         assert f"{kind}</span>" in legend
     assert "town</span>" not in legend  # the shipped scenario has no town
 
@@ -675,9 +678,9 @@ def test_a_convoy_headed_somewhere_from_an_unknown_origin_is_drawn_at_its_destin
     assert ring["ll"] == pytest.approx([fuaa.latitude, fuaa.longitude], abs=1e-4)
     assert ring["tip"].endswith("origin not reported")
     assert "nearly 30 vehicles were headed to Fuaa and Kafraya" in ring["pop"]
-    assert "Headed to a place, origin not reported" in legend_rows(html)
+    assert "destination, origin not reported" in legend_rows(html)
     without = MapView(at=utc(13), layers=frozenset({"convoys"}))
-    assert "Headed to a place" not in " ".join(legend_rows(render(shipped, without)))
+    assert "destination" not in " ".join(legend_rows(render(shipped, without)))
 
 
 def test_popups_name_their_sources_by_title_not_by_id(shipped: Scenario) -> None:
@@ -703,7 +706,7 @@ def test_an_arabic_map_says_its_title_legend_layers_and_popups_in_arabic(
     assert "اعتبارًا من \u206815 Dec 2016 15:00 EET (13:00 UTC)\u2069" in title
     assert legend.startswith('<div dir="rtl"><button type="button" class="corridor-fold"')
     assert "مفتاح الخريطة" in legend
-    assert "قافلة في الطريق (موقع مُقدَّر)" in legend
+    assert "قافلة، موقع مُقدَّر" in legend
     assert "Legend" not in legend
     (convoy,) = [
         item for item in overlays_by_label(html, "ar")["convoys"] if item["tip"].startswith(FIRST)
@@ -724,3 +727,22 @@ def overlays_by_label(html: str, language: str) -> dict[str, list[dict[str, Any]
     keys = {messages.say(language, label): key for key, label in LAYER_LABELS.items()}
     entries = OVERLAY_ENTRY.findall(block[1])
     return {keys[json.loads(label)]: items.get(name, []) for label, name in entries}
+
+
+def test_a_zone_in_a_route_risk_popup_follows_the_place_name_choice(shipped: Scenario) -> None:
+    """The nearest besieged zone (and a reason naming one) in its place's Arabic name."""
+    pocket = "Remaining opposition pocket in east Aleppo (encircled)"
+    risk = frozenset({"risk", "routes"})
+    english = render(shipped, MapView(at=utc(13), layers=risk, language="ar"))
+    popups = [item.get("pop", "") for item in overlays_by_label(english, "ar")["risk"]]
+    assert any(pocket in pop for pop in popups)
+    view = MapView(at=utc(13), layers=risk, language="ar", labels=LabelLanguage.ARABIC)
+    popups = [
+        item.get("pop", "") for item in overlays_by_label(render(shipped, view), "ar")["risk"]
+    ]
+    assert any("حلب الشرقية (0.0 km)" in pop for pop in popups)
+    assert not any(pocket in pop for pop in popups)
+    enclave = next(zone for zone in shipped.zones if zone.id == "fuaa-kafraya-enclave")
+    arabic = arabic_names(shipped)
+    assert zone_arabic(enclave, shipped.places, arabic) == "الفوعة وكفريا"
+    assert zone_arabic(enclave, [], arabic) == ""

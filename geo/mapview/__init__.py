@@ -35,7 +35,7 @@ from geo.mapview.layers import (
 )
 from geo.mapview.lean import SIMPLIFY_DEGREES, lean_weight
 from geo.mapview.legend import legend_html, title_html
-from geo.mapview.moment import moment_layer
+from geo.mapview.moment import Released, moment_layer
 from geo.mapview.returned import convoy_clicked, convoy_near, reported_view, selected_layers
 from geo.mapview.symbols import (
     APPROXIMATE_DASH,
@@ -230,6 +230,8 @@ def _assemble(
     PlaceLabels().add_to(m)
     if not still:
         ClearPopups().add_to(m)
+    if apart:
+        Released().add_to(m)
     keeper = viewport.ViewKeeper(frame, store=None if still else keep_view, moment=apart)
     keeper.add_to(m)
     make_tree_offline(m, asset_url)

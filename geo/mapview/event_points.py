@@ -282,6 +282,11 @@ _SCRIPT = """
   }
   function start(data) {
     if (gone) { settled(); return; }
+    if (map.corridorEventsNote) {  // an earlier moment's events failed; this one's came
+      map.corridorEventsNote.remove();
+      map.corridorEventsNote = null;
+      map.getContainer().removeAttribute('data-corridor-events-error');
+    }
     var n = data.n, lat = data.lat, lon = data.lon;
     var features = new Array(n);
     for (var i = 0; i < n; i++) {
@@ -378,17 +383,17 @@ _SCRIPT = """
       try { draw(); } finally { settled(); }
     });
   }
-  function failed(error) {
+  function failed(error) {  // one note on the map, the latest moment's (not one a step)
     try {
-      var note = L.control({position: 'bottomleft'});
-      note.onAdd = function() {
-        var box = L.DomUtil.create('div', 'corridor-card');
-        box.textContent = 'The ' + given.n + ' events could not be ' + (given.url
-          ? 'loaded (' + error.message + '). Reload the page to try again.'
-          : 'read (' + error.message + '): this browser may be too old for this map.');
-        return box;
-      };
-      note.addTo(map);
+      var note = map.corridorEventsNote;
+      if (!note) {
+        note = map.corridorEventsNote = L.control({position: 'bottomleft'});
+        note.onAdd = function() { return L.DomUtil.create('div', 'corridor-card'); };
+        note.addTo(map);
+      }
+      note.getContainer().textContent = 'The ' + given.n + ' events could not be ' + (given.url
+        ? 'loaded (' + error.message + '). Reload the page to try again.'
+        : 'read (' + error.message + '): this browser may be too old for this map.');
       map.getContainer().setAttribute('data-corridor-events-error', String(error.message));
     } finally {
       settled();

@@ -172,7 +172,7 @@ class PlaceLabels(ScriptCall):
 
 
 class ClearPopups(ScriptCall):
-    """A popup opens inside the map and clear of its panels; its layer's tooltip stays shut.
+    """A popup opens inside the map and clear of its panels; no tooltip opens beside it.
 
     Leaflet's own autopan keeps a popup inside the map but not out from under a control: one
     opened near the title lost its Source rows under it. Here a popup taller than the room
@@ -233,7 +233,10 @@ class ClearPopups(ScriptCall):
             source.closeTooltip();
         }
     }
+    var opened = null;  // the popup open now: no tooltip beside it, one thing at a time
+    map.on('popupclose', function(event) { if (event.popup === opened) { opened = null; } });
     map.on('popupopen', function(event) {
+        opened = event.popup;
         asideFromItsPopup(event.popup._source);
         fitted(event.popup);
         var shift = clearance(event.popup);
@@ -241,7 +244,11 @@ class ClearPopups(ScriptCall):
             map.panBy([-shift[0], -shift[1]], {animate: false});
         }
     });
-    map.on('tooltipopen', function(event) { asideFromItsPopup(event.tooltip._source); });
+    map.on('tooltipopen', function(event) {
+        // (closed itself: a group's tooltip has the hovered member, not the group, as source)
+        if (opened) { event.tooltip.close(); return; }
+        asideFromItsPopup(event.tooltip._source);
+    });
 }"""
 
 
@@ -302,22 +309,25 @@ FURNITURE_CSS = """
   border-radius:4px;box-shadow:0 1px 4px rgba(0,0,0,.3)}
 .corridor-title-main{font-weight:600;font-size:14px}
 .corridor-title-sub{color:#444}
-.corridor-legend{max-width:230px;font-size:11px;line-height:1.2}
-.corridor-legend-title,.corridor-fold{font-weight:600;margin:0 0 3px;font-size:11px}
-.corridor-fold{display:block;width:100%;border:0;background:none;padding:0;text-align:left;
-  cursor:pointer;color:inherit;font-family:inherit}
-.corridor-fold::after{content:" \\25BE";color:#666}
+.corridor-legend{max-width:340px;font-size:9.5px;line-height:1.2;padding:3px 6px}
+.corridor-legend-title,.corridor-fold{font-weight:600;font-size:9.5px;float:right;
+  margin:0 0 0 8px;line-height:1.3}
+[dir=rtl] > .corridor-legend-title,[dir=rtl] > .corridor-fold{float:left;margin:0 8px 0 0}
+.corridor-fold{border:0;background:none;padding:0;cursor:pointer;color:inherit;
+  font-family:inherit}
+.corridor-fold::after,.corridor-legend-title::after{content:" \\25BE";color:#666}
+.corridor-legend-title::after{visibility:hidden}
 .corridor-folded .corridor-fold::after{content:" \\25B8"}
+[dir=rtl] .corridor-folded .corridor-fold::after{content:" \\25C2"}
 .corridor-folded .corridor-legend-body{display:none}
 .corridor-folded .corridor-fold{margin:0}
-.corridor-legend-row{display:flex;align-items:center;gap:6px;margin:2px 0}
-.corridor-legend-row svg{display:block}
-.corridor-legend-group{margin:3px 0;line-height:1.5}
-.corridor-legend-cell{display:inline-flex;align-items:center;gap:3px;margin-right:7px;
-  white-space:nowrap;vertical-align:middle}
-.corridor-credit{margin-top:5px;color:#666;font-size:10px}
-.corridor-legend-absent{margin:3px 0;padding:2px 5px;border-left:3px solid #b26b00;
-  background:#fff6e5;color:#5c3b00;font-size:11px;line-height:1.3}
+.corridor-legend svg{display:inline-block;vertical-align:middle}
+.corridor-legend-group{line-height:1.25}
+.corridor-legend-key{font-weight:600}
+.corridor-legend-cell{display:inline-flex;align-items:center;gap:3px;margin-inline-end:6px;
+  max-width:100%;vertical-align:middle}
+.corridor-legend-absent{margin:1px 0;padding:1px 5px;border-inline-start:3px solid #b26b00;
+  background:#fff6e5;color:#5c3b00;font-size:9.5px;line-height:1.25}
 .corridor-label{position:absolute;white-space:nowrap;pointer-events:none;color:#1a1a1a;
   font:600 11px/1.15 FONTS;
   text-shadow:0 0 2px #fff,0 0 2px #fff,0 0 3px #fff,0 0 3px #fff}

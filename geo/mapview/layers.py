@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import folium
@@ -102,8 +102,9 @@ def overlay_fills(
     for figure in records.figures:
         items["figures"] += _figure(figure, scenario, words)
     if "risk" in view.layers:
+        zones = zone_names(scenario, view.labels, arabic)
         for risk in risks(scenario, view, shapes=True).values():
-            items["risk"] += _risk(risk, words)
+            items["risk"] += _risk(risk, words, lambda name: zones.get(name, name))
     fills: dict[str, MacroElement] = {}
     for key in ALL_LAYERS:
         if key == "events":
@@ -337,8 +338,24 @@ def alerts(scenario: Scenario, view: MapView) -> dict[str, analysis.RouteRisk] |
     return None
 
 
-def _risk(risk: analysis.RouteRisk, words: Words) -> list[Item]:
-    """A route's stretches coloured by the ground they cross, its crossings and its buffer."""
+def zone_names(
+    scenario: Scenario, language: LabelLanguage, arabic: dict[str, str]
+) -> dict[str, str]:
+    """Each zone's name as the place-name choice writes it (its place's Arabic name, or both;
+    a zone without one keeps its own), by its name; `arabic`: the places' (arabic_names)."""
+    if language is LabelLanguage.ENGLISH:
+        return {}
+    return {
+        zone.name: place_labels.label(
+            zone.name, place_labels.zone_arabic(zone, scenario.places, arabic), language
+        )
+        for zone in scenario.zones
+    }
+
+
+def _risk(risk: analysis.RouteRisk, words: Words, name: Callable[[str], str] = str) -> list[Item]:
+    """A route's stretches coloured by the ground they cross, its crossings and its buffer;
+    `name` writes a zone's name as the place-name choice does (zone_names)."""
     ground = [
         (words(k.replace("_", " ")), f"{v:.2f} km") for k, v in risk.by_control_km.items() if v > 0
     ]
@@ -352,9 +369,10 @@ def _risk(risk: analysis.RouteRisk, words: Words) -> list[Item]:
         (words("Events nearby"), f"{risk.events} ({_kinds(risk.events_by_type)})"),
         (words("Fatalities reported"), str(risk.fatalities)),
         (words("Nearest besieged/contested"),
-         f"{risk.nearest_danger} ({risk.nearest_danger_km:.1f} km)" if risk.nearest_danger else ""),
+         f"{name(risk.nearest_danger)} ({risk.nearest_danger_km:.1f} km)"
+         if risk.nearest_danger else ""),
         (words("Because"),
-         "; ".join(said(r, words) for r in risk.reasons) or words("no rule fired")),
+         "; ".join(said(r, words, name) for r in risk.reasons) or words("no rule fired")),
     ]  # fmt: skip
     title = words("Route risk: {label}", label=risk.label)
     popup = card(title, facts, direction=words.dir)

@@ -7,7 +7,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from geo import event_columns
-from geo.mapview import basemap, event_points
+from geo.mapview import event_points
 from geo.mapview.layers import headed_to
 from geo.mapview.lean import lean_weight
 from geo.mapview.symbols import (
@@ -40,19 +40,22 @@ def legend_html(
     words = Words(view.language)
     rows: list[str] = []
     controls = {zone.control for zone in records.zones}
+    zones: list[tuple[str, str]] = []
     for control, key in ZONE_LAYERS.items():
         if key in view.layers and control in controls:
             hatch = control is Control.BESIEGED
             fill = "url(#corridor-legend-hatch)" if hatch else ZONE_COLOURS[control]
-            label = words(LAYER_LABELS[key])
-            rows.append(_legend_row(_swatch(ZONE_COLOURS[control], fill), label))
+            zones.append((_swatch(ZONE_COLOURS[control], fill), words(LAYER_LABELS[key])))
+    if zones:
+        rows.append(_legend_group("", zones))
     states = {item.state for item in records.convoys}
     lean = len(records.convoys) > DETAIL_LIMIT
+    routes: list[tuple[str, str]] = []
     if "routes" in view.layers and states:
         for group, label in ROUTE_LEGEND:
             if states & set(group):
                 dash = PLANNED_DASH if ConvoyState.NOT_DEPARTED in group and not lean else ""
-                rows.append(_legend_row(_line(STATE_COLOURS[group[0]], dash), words(label)))
+                routes.append((_line(STATE_COLOURS[group[0]], dash), words(label)))
         if lean:
             count = len(records.convoys)
             note = words(
@@ -61,16 +64,17 @@ def legend_html(
                 count=f"{count:,}",
                 width=f"{lean_weight(count):g}",
             )
-            rows.append(_legend_row(_line("#1a1a1a", "", opacity=0.45), note))
+            routes.append((_line("#1a1a1a", "", opacity=0.45), note))
         else:
-            dashed = words("Dashed: approximate line")
-            rows.append(_legend_row(_line("#1a1a1a", APPROXIMATE_DASH), dashed))
+            routes.append((_line("#1a1a1a", APPROXIMATE_DASH), words("dashed: approximate")))
         if not lean and any(headed_to(scenario, item) for item in records.convoys):
-            ring = inbound_svg("#1a1a1a", size=18)
-            rows.append(_legend_row(ring, words("Headed to a place, origin not reported")))
+            ring = inbound_svg("#1a1a1a", size=14)
+            routes.append((ring, words("destination, origin not reported")))
     if "convoys" in view.layers and records.moving:
-        small = CONVOY_SVG.replace('width="26" height="26"', 'width="16" height="16"')
-        rows.append(_legend_row(small, words("Convoy under way (position interpolated)")))
+        small = CONVOY_SVG.replace('width="26" height="26"', 'width="14" height="14"')
+        routes.append((small, words("convoy, position interpolated")))
+    if routes:
+        rows.append(_legend_group("", routes))
     if "places" in view.layers and records.places:
         kinds = {place.kind.value for place in records.places}
         shown_kinds = [
@@ -79,26 +83,28 @@ def legend_html(
         shown_kinds.append((dotted(PLACE_SVG["town"]), words("approximate")))
         rows.append(_legend_group(words("Places:"), shown_kinds))
     if "risk" in view.layers:
-        for ground, colour in RISK_COLOURS.items():
-            label = words("Route through {ground} ground", ground=words(ground))
-            rows.append(_legend_row(_line(colour, ""), label))
-        rows.append(_legend_row(_circle("#000000"), words("Front line crossed")))
+        grounds = [(_line(colour, ""), words(ground)) for ground, colour in RISK_COLOURS.items()]
+        grounds.append((_circle("#000000"), words("front line crossed")))
+        rows.append(_legend_group(words("Route through ground:"), grounds))
     if "events" in view.layers and len(records.events):
         table = event_columns.columns(scenario)
+        kinds_seen: list[tuple[str, str]] = []
         for kind in sorted(set(table.kind[records.events].tolist())):
             name = table.kinds[kind]
             colour = event_points.EVENT_COLOURS.get(name, event_points.OTHER_COLOUR)
-            rows.append(_legend_row(_circle(colour), words("Event: {name}", name=name)))
-        rows.append(_legend_row(_cluster(), words("Events grouped (click to zoom in)")))
-    if "figures" in view.layers:
-        for kind in dict.fromkeys(figure.kind for figure in records.figures):
-            kind_text = words(kind.value.replace("_", " "))
-            label = words("Reported {kind} (area ∝ count)", kind=kind_text)
-            rows.append(_legend_row(_circle(FIGURE_COLOURS[kind]), label))
+            kinds_seen.append((_circle(colour), name))
+        kinds_seen.append((_cluster(), words("grouped (click to zoom in)")))
+        rows.append(_legend_group(words("Events:"), kinds_seen))
+    if "figures" in view.layers and records.figures:
+        figure_kinds = [
+            (_circle(FIGURE_COLOURS[kind]), words(kind.value.replace("_", " ")))
+            for kind in dict.fromkeys(figure.kind for figure in records.figures)
+        ]
+        rows.append(_legend_group(words("Reported (area ∝ count):"), figure_kinds))
     rows += [_note(note) for note in figures_note(scenario, view, records)]
     # (outside the body: a folded legend still says the map has no zone at this moment)
     absent = "".join(_note(note) for note in zones_notes(scenario, view, records))
-    rows.append(f'<div class="corridor-credit" dir="ltr">{esc(basemap.ATTRIBUTION)}</div>')
+    # (the base map's credit is the map's attribution line, not a row here)
     title = esc(words("Legend"))
     heading = (
         f'<button type="button" class="corridor-fold" aria-expanded="true">{title}</button>'
@@ -128,12 +134,14 @@ def zones_notes(scenario: Scenario, view: MapView, records: Shown) -> list[str]:
 
 
 def figures_note(scenario: Scenario, view: MapView, records: Shown) -> list[str]:
-    """'Reported figures: none yet (the first, 15 Dec 2016 17:00 EET)', when none is yet."""
+    """'Reported figures: none yet (the first at 15 Dec 17:00 EET)', when none is yet (the
+    year named when it is not the moment's)."""
     if "figures" not in view.layers or not scenario.figures or records.figures:
         return []
     words = Words(view.language)
-    first = _local(min(figure.reported for figure in scenario.figures), scenario.timezone)
-    return [words("Reported figures: none yet (the first, {first})", first=first)]
+    first = min(figure.reported for figure in scenario.figures)
+    first_text = _local(first, scenario.timezone, year=first.year != view.at.year)
+    return [words("Reported figures: none yet (the first at {first})", first=first_text)]
 
 
 def _note(text: str) -> str:
@@ -170,30 +178,28 @@ PLACE_LEGEND = {
     "village": "village",
     "district": "district",
     "crossing": "crossing",
-    "region": "province (label point)",
-    "point": "other (a point for an area)",
+    "region": "province",
+    "point": "area (a point)",
 }
 
 
 ROUTE_LEGEND = (
-    ((ConvoyState.ARRIVED,), "Route, arrived"),
-    ((ConvoyState.UNDER_WAY,), "Route, under way (moving dashes)"),
-    ((ConvoyState.NOT_DEPARTED, ConvoyState.PLANNED), "Route, not yet departed or planned"),
-    ((ConvoyState.CANCELLED, ConvoyState.HALTED), "Route, cancelled or halted (✕)"),
+    ((ConvoyState.ARRIVED,), "arrived"),
+    ((ConvoyState.UNDER_WAY,), "under way"),
+    ((ConvoyState.NOT_DEPARTED, ConvoyState.PLANNED), "not yet left or planned"),
+    ((ConvoyState.CANCELLED, ConvoyState.HALTED), "cancelled or halted (✕)"),
 )
 
 
 def _legend_group(title: str, members: list[tuple[str, str]]) -> str:
-    """Several small symbols with their names on one wrapping row (the kinds of place)."""
+    """Small symbols with their names on one wrapping line after a title ('Places:'), so that
+    the legend stays a few lines high (issue 43: it covered a ninth of the dashboard's map)."""
     cells = "".join(
         f'<span class="corridor-legend-cell">{symbol}{esc(label)}</span>'
         for symbol, label in members
     )
-    return f'<div class="corridor-legend-group">{esc(title)} {cells}</div>'
-
-
-def _legend_row(symbol: str, label: str) -> str:
-    return f'<div class="corridor-legend-row"><span>{symbol}</span>{esc(label)}</div>'
+    heading = f'<span class="corridor-legend-key">{esc(title)}</span> ' if title else ""
+    return f'<div class="corridor-legend-group">{heading}{cells}</div>'
 
 
 def _swatch(stroke: str, fill: str) -> str:

@@ -6,7 +6,7 @@ import folium
 from branca.element import MacroElement
 from jinja2 import Template
 
-from geo.mapview._script import ScriptElement, script_json
+from geo.mapview._script import ScriptCall, ScriptElement, script_json
 
 MOMENT_EVENT = "corridor-moment"
 """Fired on the map when a moment's layers and panels are in (labels are placed again)."""
@@ -68,6 +68,35 @@ class Furnished(ScriptElement):
             f"    map.fire('{MOMENT_EVENT}');\n"
             f"}})({self.map_name}, {script_json(self.panels)});\n"
         )
+
+
+class Released(ScriptCall):
+    """Lets go of the moment layers taken off the standing map.
+
+    streamlit-folium keeps every layer it was sent in `window.feature_group` and only takes the
+    old ones off the map: during Play the array grew by a layer a step, each held for good.
+    Here a layer taken off the map leaves the array too, once the new one is in (a task later,
+    so that streamlit-folium's own walk over the array is not cut short). Without the array
+    (another streamlit-folium, a page of its own) it does nothing.
+    """
+
+    FUNCTION = """function(map) {
+    var pending = false;
+    function release() {
+        pending = false;
+        var groups = window.feature_group;
+        if (!Array.isArray(groups)) { return; }
+        for (var i = groups.length - 1; i >= 0; i--) {
+            if (!map.hasLayer(groups[i])) { groups.splice(i, 1); }
+        }
+    }
+    map.on('layerremove', function(event) {
+        var groups = window.feature_group;
+        if (pending || !Array.isArray(groups) || groups.indexOf(event.layer) < 0) { return; }
+        pending = true;
+        setTimeout(release, 0);
+    });
+}"""
 
 
 def moment_layer(

@@ -9,12 +9,13 @@ from collections.abc import Iterable, Sequence
 from enum import StrEnum
 
 from rapidfuzz import fuzz
+from shapely.geometry import Point
 
 from geo import names
 from geo.gazetteer import Gazetteer
 from geo.gazetteer_sources import CURATED_ID
 from geo.geodesy import haversine_km
-from geo.records import Place
+from geo.records import ControlZone, Place
 
 
 class LabelLanguage(StrEnum):
@@ -183,6 +184,24 @@ def _undotted(text: str) -> str:
 def _km(place: Place, gazetteer: Gazetteer, entry: int) -> float:
     latitudes, longitudes = gazetteer.latitudes, gazetteer.longitudes
     return float(haversine_km(place.latitude, place.longitude, latitudes[entry], longitudes[entry]))
+
+
+def zone_arabic(zone: ControlZone, places: Iterable[Place], arabic: dict[str, str]) -> str:
+    """A zone's Arabic name: that of the place inside it that its name names ('Besieged
+    Fuaa–Kafraya enclave': the Fuaa and Kafraya place's), the longest such name; '' if none.
+
+    `arabic`: each place's Arabic name by place id (arabic_names).
+    """
+    written = zone.name.casefold()
+    found: list[tuple[int, str]] = []
+    for place in places:
+        if place.id not in arabic:
+            continue
+        spelt = {place.name, place.name.split(" (")[0], *place.aliases}
+        length = max((len(n) for n in spelt if n.strip() and n.casefold() in written), default=0)
+        if length and zone.geometry.covers(Point(place.longitude, place.latitude)):
+            found.append((length, arabic[place.id]))
+    return max(found)[1] if found else ""
 
 
 def label(name: str, arabic: str, language: LabelLanguage | str) -> str:
