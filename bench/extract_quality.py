@@ -59,6 +59,9 @@ the Camp Fire, Mali 2013)."""
 WORLD_HOLDOUT_8 = REPORTS / "world-holdout8"
 """An eighth blind set (Sulawesi 2018, Al Haouz 2023, Osh 2010, Mallacoota 2020, Burundi 2015,
 Eta in Honduras 2020, Chechnya 1999, La Palma 2021)."""
+WORLD_HOLDOUT_9 = REPORTS / "world-holdout9"
+"""A ninth blind set (the Kakhovka dam 2023, Haiti 2010, Manipur 2023, the Ahr valley 2021, Fuego
+2018, Enga 2024)."""
 NEAR_KM = 10.0
 NEAR_AREA_KM = 25.0
 NEAR_REGION_KM = 100.0
@@ -114,6 +117,7 @@ SETS = {
         "outside Syria, holdout 8 (spent: tuned on after its first run)",
         WORLD_HOLDOUT_8,
     ),
+    "world-holdout9": ("outside Syria, blind holdout 9", WORLD_HOLDOUT_9),
 }
 DEFAULT_SETS = ["labelled", "holdout1", "holdout2", "arabic", "arabic-holdout", "world"]
 """Every set but the blind holdouts, which are run on purpose (`--set world-holdout2`)."""

@@ -30,6 +30,7 @@ from geo.gazetteer_sources import (
     extra_aliases,
     geonames_rows,
     is_alias_file,
+    with_bare_division_names,
 )
 from geo.settings import CACHE_DIR
 
@@ -487,11 +488,13 @@ def load(
     own = curated_rows(places)
     aliases = extra_aliases(path for path in curated if is_alias_file(path))
     if not geonames:
-        gazetteer = build([own], aliases)
+        gazetteer = build([with_bare_division_names(own, lambda key: [])], aliases)
     else:
+        base = geonames_base(cache_dir)
+        own = with_bare_division_names(own, lambda key: namesakes(base, key))
         gazetteer = combine(
             own,
-            geonames_base(cache_dir),
+            base,
             aliases=aliases,
             admin1=admin1_names(places),
             skip_countries={
@@ -501,6 +504,14 @@ def load(
     if cache_file is not None:
         _store(gazetteer, cache_file)
     return gazetteer
+
+
+def namesakes(gazetteer: Gazetteer, key: str) -> list[tuple[str, int]]:
+    """(kind, population) of every entry with a name whose key is `key`."""
+    return [
+        (gazetteer.kinds[entry], int(gazetteer.populations[entry]))
+        for entry in gazetteer.entries(key)
+    ]
 
 
 def geonames_base(cache_dir: Path | None = CACHE_DIR) -> Gazetteer:

