@@ -143,9 +143,9 @@ def test_many_new_events_write_the_layer_anew_keeping_every_scenarios_rows(
     changes.commit(workspace, "tiny", [], who="ana", added=table([event(3)]))
     monkeypatch.setattr(workspace_module, "REWRITE_AT", 4)
     rewrites = []
-    real = workspace_module._kept_rows
+    real = workspace_module._kept_arrow
     monkeypatch.setattr(
-        workspace_module, "_kept_rows", lambda *a: rewrites.append(a[1]) or real(*a)
+        workspace_module, "_kept_arrow", lambda *a: rewrites.append(a[1]) or real(*a)
     )
     changes.commit(workspace, "tiny", [], who="ana", added=table([event(n) for n in range(4, 8)]))
     assert rewrites == ["events"]  # 4 added, 3 held: written anew
@@ -175,9 +175,9 @@ def test_a_layer_written_anew_keeps_the_values_it_held_whatever_their_stored_typ
     workspace = workspace_of(tmp_path, scenario)
     monkeypatch.setattr(workspace_module, "REWRITE_AT", 5)
     rewrites = []
-    real = workspace_module._kept_rows
+    real = workspace_module._kept_arrow
     monkeypatch.setattr(
-        workspace_module, "_kept_rows", lambda *a: rewrites.append(a[1]) or real(*a)
+        workspace_module, "_kept_arrow", lambda *a: rewrites.append(a[1]) or real(*a)
     )
     source = (scenario.sources[0].id,)
     added = [event(n, source=source, geo_precision=None if n % 2 else 2) for n in range(40)]
