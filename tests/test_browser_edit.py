@@ -207,8 +207,11 @@ def type_in_convoy_table(page: Page, ids: list[str], convoy: str, field: str, te
     # that takes text (a read-only grid opens a disabled one; seen with the cores busy)
     grid = page.locator("[data-testid='stDataFrame']", has_text=convoy).filter(visible=True)
     editor = page.locator("textarea:not([disabled])").filter(visible=True)
-    for _ in range(5):  # the grid may be redrawn by a rerun just as it is clicked: try again
-        # (again each time: arrow keys pressed while a tab has the focus switch tabs)
+    deadline = time.monotonic() + 60
+    while True:  # the grid may be redrawn by a rerun just as it is clicked: try again
+        # (again each time: arrow keys pressed while a tab has the focus switch tabs; with the
+        # cores busy, five tries after a save were once all lost: try for a minute instead)
+        assert time.monotonic() < deadline, f"no editor opened on {convoy}'s {field}"
         click_until(page.get_by_role("tab", name="Edit convoys"), grid.first)
         settled(page)
         box = grid.first.bounding_box()
