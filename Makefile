@@ -75,7 +75,7 @@ assets/node_modules/.installed: assets/package.json assets/package-lock.json
 # The offline gazetteer's index, cached in .cache/: GeoNames is indexed once (about 10 s), then
 # only the curated files in data/gazetteer/ are re-indexed when they change (under 2 s).
 gazetteer: install
-	$(PY) -c 'from geo import gazetteer; gazetteer.default()'
+	$(PY) -c 'from geo import geocoding; geocoding.default()'
 
 workspace: install
 	$(PY) -m geo import $(SCENARIO) --if-missing

@@ -14,9 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from geo import gazetteer
-from geo.geocoding import OfflineGeocoder
-from geo.names import normalise
+from geo.geocoding import OfflineGeocoder, gazetteer
+from geo.geocoding.names import normalise
 
 SEED = 2016
 

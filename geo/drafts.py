@@ -15,9 +15,9 @@ from typing import Any
 from shapely.geometry import LineString
 
 from geo import _schema as s
-from geo import names
 from geo._fields import Spot
 from geo.errors import ProblemLog
+from geo.geocoding import names
 from geo.home import scenario_homes
 from geo.reading import (
     ConvoyDraft,

@@ -40,7 +40,7 @@ import orjson
 import shapely
 from shapely.geometry import shape
 
-from geo import gazetteer, gazetteer_sources, names
+from geo.geocoding import gazetteer, gazetteer_sources, names
 
 PROG = "build_gazetteer"
 MEMBER = member_for("syr")

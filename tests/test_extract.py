@@ -11,7 +11,7 @@ import pytest
 from geo.cli import main
 from geo.drafts import draft_label, draft_rows, highlighted, left_out, repeats, review_rows
 from geo.geocoding import OfflineGeocoder
-from geo.geodesy import haversine_km
+from geo.geocoding.geodesy import haversine_km
 from geo.reading import Extraction, dateline_country, extract
 
 REPORT = Path(__file__).parent / "data" / "reports" / "aleppo-evacuation-2016-12-15.txt"

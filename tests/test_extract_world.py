@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from geo.geodesy import haversine_km
+from geo.geocoding.geodesy import haversine_km
 from geo.reading import extract, read_home
 
 PUBLISHED = date(2023, 5, 1)

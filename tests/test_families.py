@@ -24,8 +24,8 @@ import geo
 from geo import mapview, readers, store
 from geo.errors import ProblemLog
 from geo.geocoding import OfflineGeocoder
+from geo.geocoding.online import Fallback
 from geo.mapview import ALL_LAYERS, LAYER_LABELS, MapView
-from geo.online import Fallback
 from geo.readers import zipped
 from geo.reading import base as reading_base
 from geo.reading import report

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from geo.gazetteer_sources import DIVISION_SOURCE, SourceRows, with_bare_division_names
-from geo.names import normalise
+from geo.geocoding.gazetteer_sources import DIVISION_SOURCE, SourceRows, with_bare_division_names
+from geo.geocoding.names import normalise
 
 Namesakes = dict[str, list[tuple[str, int]]]
 

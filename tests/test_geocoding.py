@@ -24,13 +24,12 @@ from geopy.geocoders.base import DEFAULT_SENTINEL, Geocoder
 from geopy.location import Location
 from shapely.geometry import Point
 
-from geo import gazetteer, gazetteer_sources
 from geo.cli import main
 from geo.errors import GeocodingUnavailableError, ValidationError
-from geo.geocoding import OfflineGeocoder, nearest_entries
-from geo.geodesy import haversine_km
-from geo.names import normalise
-from geo.online import Fallback
+from geo.geocoding import OfflineGeocoder, gazetteer, gazetteer_sources, nearest_entries
+from geo.geocoding.geodesy import haversine_km
+from geo.geocoding.names import normalise
+from geo.geocoding.online import Fallback
 from geo.settings import CACHE_DIR
 from geo.store import Workspace
 
@@ -528,7 +527,7 @@ def test_nearest_entries_finds_the_nearest_place_as_reverse_does(full: OfflineGe
     assert nearest_entries(full, [float("nan")], [0.0]).tolist() == [-1]
 
 
-# --- the online fallback (geo.online.Fallback around the offline geocoder) ------------------
+# --- the online fallback (geo.geocoding.online.Fallback around the offline geocoder) --------
 
 
 class FakeOnline(Geocoder):
@@ -655,7 +654,7 @@ def test_the_command_line_asks_online_through_the_workspace_cache(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """In each store: a GeoPackage not made yet, an empty PostGIS schema."""
-    monkeypatch.setattr("geo.online.nominatim", lambda: online)
+    monkeypatch.setattr("geo.geocoding.online.nominatim", lambda: online)
     workspace = new_workspace.location
     command = ["geocode", NONSENSE, "--online", "--json", "--workspace", str(workspace)]
     assert main(command) == 0

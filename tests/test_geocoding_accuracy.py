@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from geo.geocoding import OfflineGeocoder
-from geo.geodesy import haversine_km
+from geo.geocoding.geodesy import haversine_km
 
 LABELLED = Path(__file__).parent / "data" / "geocoding" / "labelled.csv"
 WITHIN_KM = 10.0

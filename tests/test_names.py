@@ -1,10 +1,10 @@
-"""geo.names: the match key that makes the many spellings of one place name equal."""
+"""geo.geocoding.names: the match key that makes the many spellings of one place name equal."""
 
 from __future__ import annotations
 
 import pytest
 
-from geo.names import normalise, normalise_many, skeleton, skeleton_many
+from geo.geocoding.names import normalise, normalise_many, skeleton, skeleton_many
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from geo import gazetteer
+from geo.geocoding import gazetteer
 from geo.mapview.place_labels import LabelLanguage, arabic_names, best_arabic, label, own_arabic
 from geo.records import Scenario
 from geo.scenario import read_scenario

@@ -51,7 +51,7 @@ def add_extract(commands: Commands) -> argparse.ArgumentParser:
 
 def _geocode(args: argparse.Namespace) -> int:
     from geo.geocoding import OfflineGeocoder
-    from geo.online import Fallback, nominatim
+    from geo.geocoding.online import Fallback, nominatim
 
     geocoder: Any = OfflineGeocoder(country_bias=args.country or None)
     if args.online:

@@ -9,9 +9,10 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from geo import _schema as s
-from geo import event_table, names
+from geo import event_table
 from geo._fields import Spot, is_blank
 from geo.errors import ProblemLog
+from geo.geocoding import names
 from geo.home import scenario_homes
 from geo.importing.options import FIGURE_PLACE_CELLS, MOMENT_FIELDS, ORDER, PLACE_FIELDS, Options
 from geo.records import PlaceKind, Scenario

@@ -11,8 +11,9 @@ import folium
 from branca.element import MacroElement
 from shapely.geometry import mapping
 
-from geo import _memo, analysis, gazetteer, timeline
+from geo import _memo, analysis, timeline
 from geo.analysis import RiskRules, said
+from geo.geocoding import gazetteer
 from geo.mapview import event_points, place_labels
 from geo.mapview.elements import Item, Items, leaflet_item, rounded
 from geo.mapview.event_points import EventPoints

@@ -11,10 +11,10 @@ from enum import StrEnum
 from rapidfuzz import fuzz
 from shapely.geometry import Point
 
-from geo import names
-from geo.gazetteer import Gazetteer
-from geo.gazetteer_sources import CURATED_ID
-from geo.geodesy import haversine_km
+from geo.geocoding import names
+from geo.geocoding.gazetteer import Gazetteer
+from geo.geocoding.gazetteer_sources import CURATED_ID
+from geo.geocoding.geodesy import haversine_km
 from geo.records import ControlZone, Place
 
 

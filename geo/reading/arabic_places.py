@@ -6,9 +6,8 @@ import itertools
 import re
 from typing import Any
 
-from geo import names
-from geo.geocoding import OfflineGeocoder
-from geo.geodesy import haversine_km
+from geo.geocoding import OfflineGeocoder, names
+from geo.geocoding.geodesy import haversine_km
 from geo.reading.arabic_script import WORD, name_key
 from geo.reading.mentions import PlaceMention
 

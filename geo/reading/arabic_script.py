@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from geo import names
+from geo.geocoding import names
 
 ARABIC_LETTER = re.compile("[\u0621-\u064a]")
 LATIN_LETTER = re.compile("[A-Za-z]")
@@ -25,5 +25,5 @@ def sentences(text: str) -> list[tuple[int, str]]:
 
 
 def name_key(word: str) -> str:
-    """The word as the gazetteer keys names (`geo.names.normalise`)."""
+    """The word as the gazetteer keys names (`geo.geocoding.names.normalise`)."""
     return names.normalise(word)

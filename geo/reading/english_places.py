@@ -12,10 +12,10 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from geo import geocoding, names
-from geo.gazetteer_sources import CURATED_ID
-from geo.geocoding import OfflineGeocoder
-from geo.geodesy import haversine_km
+from geo import geocoding
+from geo.geocoding import OfflineGeocoder, names
+from geo.geocoding.gazetteer_sources import CURATED_ID
+from geo.geocoding.geodesy import haversine_km
 from geo.reading.english_words import COUNT_NOUNS, STOPWORDS
 from geo.reading.mentions import PlaceMention, Skipped
 from geo.reading.rules import SPEECH, UNREADABLE, skip

@@ -16,9 +16,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from geo import gazetteer_sources, names
 from geo._atomic import atomic_path
-from geo.gazetteer_sources import (
+from geo.geocoding import gazetteer_sources, names
+from geo.geocoding.gazetteer_sources import (
     COUNTRY_ID,
     CURATED_ID,
     GEONAMES_FILE,

@@ -8,8 +8,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from geo import gazetteer
-from geo.geodesy import haversine_km
+from geo.geocoding import gazetteer
+from geo.geocoding.geodesy import haversine_km
 
 METHODS = ("exact", "alias", "skeleton", "fuzzy")
 EXACT, ALIAS, SKELETON, FUZZY = range(4)

@@ -1,4 +1,4 @@
-"""OfflineGeocoder: geopy's interface over the offline gazetteer (online: geo.online.Fallback)."""
+"""OfflineGeocoder: geopy's interface over the offline gazetteer (online: online.Fallback)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from geopy.location import Location
 from geopy.point import Point
 from rapidfuzz import fuzz, process
 
-from geo import _phrases, gazetteer, names
-from geo.geodesy import country_part, haversine_km, nearest_rows
-from geo.ranking import (
+from geo.geocoding import _phrases, gazetteer, names
+from geo.geocoding.geodesy import country_part, haversine_km, nearest_rows
+from geo.geocoding.ranking import (
     ALIAS,
     EXACT,
     FUZZY,

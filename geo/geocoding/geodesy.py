@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 import shapely
 
-from geo import gazetteer
+from geo.geocoding import gazetteer
 
 NEAREST_CHUNK = 20_000
 """Points located at once by `nearest_rows` (a point at sea can have hundreds of candidates:

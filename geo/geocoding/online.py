@@ -10,8 +10,8 @@ from geopy.extra.rate_limiter import RateLimiter
 from geopy.geocoders.base import DEFAULT_SENTINEL, Geocoder
 from geopy.location import Location
 
-from geo import names
 from geo.errors import GeocodingUnavailableError
+from geo.geocoding import names
 from geo.settings import USER_AGENT
 
 ONLINE = "online"
