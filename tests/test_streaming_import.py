@@ -82,6 +82,20 @@ def test_an_id_used_again_in_a_later_chunk_is_refused_naming_its_first_row(
     assert chunked.problems == whole.problems
 
 
+def test_an_id_made_in_a_later_chunk_skips_the_ids_earlier_chunks_built(
+    tmp_path: Path, tiny: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ids built are held once (`chunks._Ids` over `_Seen`): an id made for a row without
+    one in a later chunk is still not one a kept row of an earlier chunk has."""
+    rows = [place(n) for n in range(1, 7)]
+    rows[0] = place(1, id="village-1")  # the id a row named "Village 1" would be given
+    rows[4] = place(1, id="")  # row 6, a later chunk: its id is made
+    _, chunked = whole_and_chunked(write(tmp_path / "p.csv", PLACES, rows), tiny, monkeypatch)
+    made = [r.id for r in chunked.records["places"]]
+    assert made == ["village-1", "p2", "p3", "p4", "village-1-2", "p6"]
+    assert not [p for p in chunked.problems if p.severity == "error"]
+
+
 def test_a_malformed_row_after_the_first_chunk_ends_the_file_as_before(
     tmp_path: Path, tiny: Scenario, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, MutableMapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, Self, overload
 
 from geo import _schema as s
 from geo import readers
@@ -140,10 +142,13 @@ def _read_chunks(
         if layer == "places":
             context.located = {}  # (keyed by the id() of rows that are gone after a chunk)
             context.locate(table.rows)
+        if not isinstance(context.ids[layer], _Ids):  # (one set of the ids built: `_Ids`)
+            context.ids[layer] = _Ids(context.ids[layer], seen)
         filled = [context.fill(layer, raw, filling) for raw in table.rows]
         kept = [raw for raw in filled if raw is not None]
         del filled
         built = s.build(KINDS[layer], kept, context.known(), building, seen=seen)
+        seen.settle(built)
         context.added(layer, built)
         counted[layer] += len(built)
         if keep or layer == "events":
@@ -167,6 +172,20 @@ class _Seen(MutableMapping[str, str]):
 
     def __init__(self) -> None:
         self._rows: dict[str, int | str] = {}
+        self._fresh: set[str] = set()
+        """Ids set since the last `settle` (the chunk being built)."""
+        self._refused: set[str] = set()
+        """Ids of rows built and then refused (their record failed a check)."""
+
+    def settle(self, built: Sequence[Any]) -> None:
+        """The chunk just built: the ids set for it whose record is not among `built` were
+        refused (so not `accepted`)."""
+        self._refused |= self._fresh - {record.id for record in built}
+        self._fresh = set()
+
+    def accepted(self, key: object) -> bool:
+        """Whether `key` is the id of a record built and kept in an earlier chunk."""
+        return key in self._rows and key not in self._fresh and key not in self._refused
 
     def __getitem__(self, key: str) -> str:
         where = self._rows[key]
@@ -176,6 +195,7 @@ class _Seen(MutableMapping[str, str]):
         number = where.removeprefix("row ").partition(" ")[0]
         plain = number.isascii() and number.isdigit() and f"row {int(number)} (id {key!r})"
         self._rows[key] = int(number) if plain == where else where
+        self._fresh.add(key)
 
     def __delitem__(self, key: str) -> None:
         del self._rows[key]
@@ -188,6 +208,38 @@ class _Seen(MutableMapping[str, str]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._rows
+
+
+class _Ids(set[str]):
+    """A layer's ids as `Context.ids` holds them while a file is read in chunks: those of the
+    scenario and those made (held here), and those of the records built and kept (held once,
+    by the `_Seen` of the file's ids: three million places' ids in a set beside it took
+    130 MB more). Only `in`, `add`, `|=`, iteration and `len` are what they seem."""
+
+    def __init__(self, ids: set[str], seen: _Seen) -> None:
+        super().__init__(ids)
+        self._seen = seen
+
+    def __contains__(self, key: object) -> bool:
+        return set.__contains__(self, key) or self._seen.accepted(key)
+
+    def add(self, key: str) -> None:
+        if not self._seen.accepted(key):
+            set.add(self, key)
+
+    def __ior__(self, other: AbstractSet[Any]) -> Self:  # type: ignore[override,misc]
+        for key in other:
+            self.add(key)
+        return self
+
+    def __iter__(self) -> Iterator[str]:
+        kept = (key for key in self._seen if self._seen.accepted(key))
+        return itertools.chain(
+            set.__iter__(self), (k for k in kept if not set.__contains__(self, k))
+        )
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 class _Counted(Sequence[Any]):
