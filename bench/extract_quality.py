@@ -62,6 +62,9 @@ Eta in Honduras 2020, Chechnya 1999, La Palma 2021)."""
 WORLD_HOLDOUT_9 = REPORTS / "world-holdout9"
 """A ninth blind set (the Kakhovka dam 2023, Haiti 2010, Manipur 2023, the Ahr valley 2021, Fuego
 2018, Enga 2024)."""
+WORLD_HOLDOUT_10 = REPORTS / "world-holdout10"
+"""A tenth blind set (Sinjar 2014, Lebanon 2006 via Cyprus, Katrina 2005, Kursk 2024, Valencia
+2024, Cyclone Mocha 2023)."""
 NEAR_KM = 10.0
 NEAR_AREA_KM = 25.0
 NEAR_REGION_KM = 100.0
@@ -118,6 +121,7 @@ SETS = {
         WORLD_HOLDOUT_8,
     ),
     "world-holdout9": ("outside Syria, blind holdout 9", WORLD_HOLDOUT_9),
+    "world-holdout10": ("outside Syria, blind holdout 10", WORLD_HOLDOUT_10),
 }
 DEFAULT_SETS = ["labelled", "holdout1", "holdout2", "arabic", "arabic-holdout", "world"]
 """Every set but the blind holdouts, which are run on purpose (`--set world-holdout2`)."""

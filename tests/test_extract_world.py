@@ -518,3 +518,13 @@ def test_a_city_named_as_its_division_stays_the_city() -> None:
     text = "KHERSON, Ukraine (AP) - Buses left Kherson for Mykolaiv."
     kherson = [p for p in extract(text, published=PUBLISHED).places if p.mention == "Kherson"]
     assert [p.kind for p in kherson] == ["town"]  # the body's; GeoNames has it at 66,000
+
+
+def test_a_people_named_as_its_division_is_no_place() -> None:
+    text = (
+        "NAZRAN, Russia (AP) - Ingush officials said buses took 2,000 people from Grozny to "
+        "camps in Ingushetia, and the Ingush president asked Moscow for tents."
+    )
+    places = extract(text, published=PUBLISHED).places
+    assert "Ingush" not in [p.mention for p in places]  # the people, not the republic
+    assert [p.kind for p in places if p.mention == "Ingushetia"] == ["region"]
