@@ -23,10 +23,13 @@ from pages.shared.session import (
     READ_MARK,
     SERVED_EVENTS,
     forget_read_marks,
+    headed,
     language_choice,
+    named,
     published_assets,
     save,
     sign_in_form,
+    t,
     viewer_only,
     who,
     workspace_location,
@@ -37,32 +40,37 @@ GUESS = "(guess from the file)"
 ss = st.session_state
 
 
-@st.cache_resource(show_spinner="Loading the offline gazetteer…")
-def geocoder(country_bias: str | None) -> Any:
+@st.cache_resource(show_spinner=False)
+def offline_geocoder(country_bias: str | None) -> Any:
     from geo.geocoding import OfflineGeocoder
 
     return OfflineGeocoder(country_bias=country_bias)
 
 
+def geocoder(country_bias: str | None) -> Any:
+    with st.spinner(t("Loading the offline gazetteer…")):
+        return offline_geocoder(country_bias)
+
+
 def open_workspace() -> tuple[Workspace, Scenario] | None:
     workspace = store.open_workspace(workspace_location())
     if not workspace.exists():
-        st.info(f"No workspace at {workspace.label}. `make run` creates it from the shipped "
-                "scenario; or create it now.")  # fmt: skip
-        if st.button("Create the workspace from the shipped scenario", key="create_workspace"):
+        st.info(t("No workspace at {path}. `make run` creates it from the shipped scenario; or "
+                  "create it now.", path=workspace.label))  # fmt: skip
+        if st.button(t("Create the workspace from the shipped scenario"), key="create_workspace"):
             changes.recover(workspace, fallback=SETTINGS.default_scenario_dir)
             st.rerun()
         return None
     try:
         ids = workspace.scenario_ids()
-        chosen = st.sidebar.selectbox("Scenario", ids, key="edit_scenario")
+        chosen = st.sidebar.selectbox(t("Scenario"), ids, key="edit_scenario")
         marked = READ_MARK.format(scenario=chosen)  # (before what is shown was read)
         if marked not in ss:
             ss[marked] = changes.read_mark(workspace)
         return workspace, workspace.load(chosen)
     except CorridorError as error:
-        st.error(f"The workspace could not be read:\n\n{error}")
-        st.caption("Open the main page for the ways out (read-only, or restore from the dump).")
+        st.error(t("The workspace could not be read:") + f"\n\n{error}")
+        st.caption(t("Open the main page for the ways out (read-only, or restore from the dump)."))
         return None
 
 
@@ -70,19 +78,20 @@ def open_workspace() -> tuple[Workspace, Scenario] | None:
 
 
 def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
-    st.subheader("Import a file")
-    st.caption("CSV or a spreadsheet (.xlsx, .ods; coordinates or place names), GeoJSON, KML, "
-               "GPX, GeoPackage, zipped Shapefile; ACLED's export, IOM DTM tables and HXL-tagged "
-               "tables from HDX. Valid rows go in; every other row is listed with what was "
-               "expected.")  # fmt: skip
-    upload = st.file_uploader("File", type=list(UPLOAD_TYPES), key="import_file")
-    layer = st.selectbox("Layer", [GUESS, *LAYERS], key="import_layer")
+    st.subheader(t("Import a file"))
+    st.caption(t("CSV or a spreadsheet (.xlsx, .ods; coordinates or place names), GeoJSON, KML, "
+                 "GPX, GeoPackage, zipped Shapefile; ACLED's export, IOM DTM tables and "
+                 "HXL-tagged tables from HDX. Valid rows go in; every other row is listed with "
+                 "what was expected."))  # fmt: skip
+    upload = st.file_uploader(t("File"), type=list(UPLOAD_TYPES), key="import_file")
+    layer = st.selectbox(t("Layer"), [GUESS, *LAYERS], key="import_layer", format_func=named)
     defaults = default_values(scenario)
     if upload is None:
         return
     if upload.size > MAX_UPLOAD_BYTES:
-        st.error(f"{upload.name}: expected a file of at most {MAX_UPLOAD_BYTES // 2**20} MB, "
-                 f"got {upload.size / 2**20:.1f} MB")  # fmt: skip
+        st.error(t("{file}: expected a file of at most {limit} MB, got {size} MB",
+                   file=upload.name, limit=MAX_UPLOAD_BYTES // 2**20,
+                   size=f"{upload.size / 2**20:.1f}"))  # fmt: skip
         return
     data = upload.getvalue()
     options = Options(
@@ -93,7 +102,7 @@ def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
     )
     key = (hashlib.sha256(data).hexdigest(), upload.name, repr(options), scenario.id)
     if ss.get("prepared_key") != key:
-        with st.spinner("Reading and checking every row…"):
+        with st.spinner(t("Reading and checking every row…")):
             ss.prepared_read = changes.read_mark(workspace)  # (before what it is checked against)
             current = workspace.load(scenario.id)
             ss.prepared = importing.prepare_upload(
@@ -108,25 +117,50 @@ def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
     prepared: Prepared = ss.prepared
     show_prepared(prepared)
     if prepared.swappable and not options.swap:
-        label = f"Swap latitude and longitude in the {len(prepared.swappable)} flagged row(s)"
+        label = t("Swap latitude and longitude in the {count} flagged row(s)",
+                  count=len(prepared.swappable))  # fmt: skip
         if st.button(label, key="import_swap_button"):
             ss.import_swap = frozenset(prepared.swappable)
             st.rerun()
-    if st.button(f"{prepared.action} to {scenario.id}",
+    if st.button(action(prepared, scenario.id),
                  disabled=not prepared.writes, key="import_commit", type="primary"):  # fmt: skip
         try:
             importing.commit_import(
                 workspace, scenario.id, prepared, who=user, read=ss.prepared_read
             )
         except CorridorError as error:
-            st.error(f"Nothing was added:\n\n{error}")
+            st.error(t("Nothing was added:") + f"\n\n{error}")
             if isinstance(error, ConflictError):
                 ss.pop("prepared_key", None)  # (checked again against the latest next time)
             return
         ss.pop("prepared_key", None)
         ss.pop("import_swap", None)
         fresh_table()
-        st.success(f"{prepared.done} from {prepared.file}; undo below.")
+        st.success(done(prepared))
+
+
+def action(prepared: Prepared, scenario_id: str) -> str:
+    """What committing would do, in the interface's words (`Prepared.action`, to where)."""
+    if not prepared.revised and not prepared.unchanged:
+        return t("Add {count} valid record(s) to {scenario}", count=prepared.accepted,
+                 scenario=scenario_id)  # fmt: skip
+    return t("Add {new} and update {revised} record(s) ({unchanged} unchanged) to {scenario}",
+             **_counted(prepared), scenario=scenario_id)  # fmt: skip
+
+
+def done(prepared: Prepared) -> str:
+    """What committing did, in the interface's words (`Prepared.done`, from which file)."""
+    if not prepared.revised and not prepared.unchanged:
+        return t("Added {count} record(s) from {file}; undo below.", count=prepared.accepted,
+                 file=prepared.file)  # fmt: skip
+    return t("Added {new} and updated {revised} record(s) ({unchanged} unchanged) from {file}; "
+             "undo below.", **_counted(prepared), file=prepared.file)  # fmt: skip
+
+
+def _counted(prepared: Prepared) -> dict[str, int]:
+    revised, unchanged = len(prepared.revised), prepared.unchanged
+    return {"new": prepared.accepted - revised - unchanged, "revised": revised,
+            "unchanged": unchanged}  # fmt: skip
 
 
 EVERY_SHEET = "Every sheet it can read"
@@ -143,24 +177,34 @@ def sheet_choice(data: bytes, name: str) -> str | None:
     sheets = upload_sheets(data, name)
     if len(sheets) < 2:
         return None
-    chosen = st.selectbox("Sheet", [EVERY_SHEET, *sheets], key="import_sheet")
+    chosen = st.selectbox(
+        t("Sheet"),
+        [EVERY_SHEET, *sheets],
+        key="import_sheet",
+        format_func=lambda sheet: t(sheet) if sheet == EVERY_SHEET else sheet,
+    )
     return None if chosen == EVERY_SHEET else chosen
 
 
 def default_values(scenario: Scenario) -> dict[str, str]:
     """Values for fields a file leaves blank (traced zones and tracks rarely carry them)."""
-    with st.expander("Values for fields the file leaves blank"):
+    with st.expander(t("Values for fields the file leaves blank")):
         columns = st.columns(3)
-        control = columns[0].selectbox("Zone control", ["", *Control], key="default_control")
-        holder = columns[1].text_input("Zone held by", key="default_holder")
+        control = columns[0].selectbox(
+            t("Zone control"), ["", *Control], key="default_control", format_func=named
+        )
+        holder = columns[1].text_input(t("Zone held by"), key="default_holder")
         valid_from = columns[2].text_input(
-            "Zone valid from (ISO time with offset)", key="default_valid_from",
+            t("Zone valid from (ISO time with offset)"), key="default_valid_from",
             placeholder=iso_local(scenario.start, scenario.timezone),
         )  # fmt: skip
         convoy = columns[0].selectbox(
-            "Track/route of convoy", ["", *(c.id for c in scenario.convoys)], key="default_convoy"
+            t("Track/route of convoy"), ["", *(c.id for c in scenario.convoys)],
+            key="default_convoy",
+        )  # fmt: skip
+        status = columns[1].selectbox(
+            t("Convoy status"), ["", *ConvoyStatus], key="default_status", format_func=named
         )
-        status = columns[1].selectbox("Convoy status", ["", *ConvoyStatus], key="default_status")
     found = {"control": control, "holder": holder, "valid_from": valid_from, "convoy": convoy,
              "status": status}  # fmt: skip
     return {name: str(value) for name, value in found.items() if value}
@@ -168,18 +212,20 @@ def default_values(scenario: Scenario) -> dict[str, str]:
 
 def show_prepared(prepared: Prepared) -> None:
     columns = st.columns(3)
-    columns[0].metric("Rows read", prepared.rows)
-    columns[1].metric("Valid records", prepared.accepted)
-    columns[2].metric("Rows rejected", len(prepared.rejected))
-    st.caption(markdown_literal(prepared.summary()))
+    columns[0].metric(t("Rows read"), prepared.rows)
+    columns[1].metric(t("Valid records"), prepared.accepted)
+    columns[2].metric(t("Rows rejected"), len(prepared.rejected))
+    st.caption(markdown_literal(prepared.summary(t)))
     for problem in prepared.problems:  # (the file as a whole: not a CSV, too large, no sheet)
         if problem.severity == "error" and not problem.where:
             st.error(markdown_literal(str(problem)))
     if prepared.problems:
         frame = tables.problems_table(prepared.problems)
-        st.dataframe(frame, hide_index=True, width="stretch", key="import_problems")
+        frame["severity"] = frame["severity"].map(named)
+        st.dataframe(frame, hide_index=True, width="stretch", key="import_problems",
+                     column_config=headed(frame.columns))  # fmt: skip
         st.download_button(
-            "Download the report (CSV)",
+            t("Download the report (CSV)"),
             data=prepared.report_csv(),
             file_name=f"{importing.slug(prepared.file)}-import-report.csv",
             mime="text/csv",
@@ -192,9 +238,9 @@ def show_prepared(prepared: Prepared) -> None:
 
 
 def convoy_editor(workspace: Workspace, scenario: Scenario, user: str) -> None:
-    st.subheader("Edit convoys")
-    st.caption("Status, times (ISO 8601 with offset), counts ('about 200', '1500-5000') and "
-               "confidence; checked by the same rules as an import.")  # fmt: skip
+    st.subheader(t("Edit convoys"))
+    st.caption(t("Status, times (ISO 8601 with offset), counts ('about 200', '1500-5000') and "
+                 "confidence; checked by the same rules as an import."))  # fmt: skip
     before = tables.editable_convoys(scenario)
     choices = {
         "status": [s.value for s in ConvoyStatus],
@@ -202,7 +248,7 @@ def convoy_editor(workspace: Workspace, scenario: Scenario, user: str) -> None:
         "confidence": [c.value for c in Confidence],
     }
     config: dict[str, Any] = {
-        name: st.column_config.SelectboxColumn(options=options, required=True)
+        name: st.column_config.SelectboxColumn(options=options, required=True, format_func=named)
         for name, options in choices.items()
     }
     marked = READ_MARK.format(scenario=scenario.id)  # (taken before the scenario was read)
@@ -212,14 +258,15 @@ def convoy_editor(workspace: Workspace, scenario: Scenario, user: str) -> None:
         hide_index=True,
         disabled=["id", "convoy"],
         num_rows="fixed",
-        column_config=config,
+        column_config=headed(before.columns, config),
     )
     edits = tables.convoy_edits(before, edited)
     columns = st.columns(2)
-    if columns[0].button(f"Save {len(edits)} changed convoy(s)", disabled=not edits,
+    if columns[0].button(t("Save {count} changed convoy(s)", count=len(edits)), disabled=not edits,
                          key="save_convoys"):  # fmt: skip
-        commit(workspace, scenario, edits, user, note="convoy table edit", read=ss[marked])
-    if columns[1].button("Read the latest", key="read_latest"):
+        commit(workspace, scenario, edits, user, note="convoy table edit",
+               shown=t("convoy table edit"), read=ss[marked])  # fmt: skip
+    if columns[1].button(t("Read the latest"), key="read_latest"):
         fresh_table()  # (the table shows what others saved)
         st.rerun()
 
@@ -231,12 +278,14 @@ def commit(
     user: str,
     *,
     note: str,
+    shown: str,
     read: changes.ReadMark | None = None,
 ) -> None:
-    done = save(workspace, scenario.id, edits, user, note=note, read=read)
-    if done is None:
+    """Save the edits, logged with `note` (shown to the user as `shown`, in their language)."""
+    saved = save(workspace, scenario.id, edits, user, note=note, read=read)
+    if saved is None:
         return
-    ss.flash = f"Saved {len(done)} change(s) ({note})."
+    ss.flash = t("Saved {count} change(s) ({note}).", count=len(saved), note=shown)
     fresh_table()
     st.rerun()
 
@@ -251,9 +300,10 @@ def fresh_table() -> None:
 
 
 def draw_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
-    st.subheader("Draw a zone or a route")
-    st.caption("Use the toolbar on the map's left: a polygon or rectangle becomes a control "
-               "zone, a line a convoy's route leg. Then fill in its facts and save.")  # fmt: skip
+    st.subheader(t("Draw a zone or a route"))
+    st.caption(t("Use the toolbar on the map's left: a polygon or rectangle becomes a "
+                 "control zone, a line a convoy's route leg. Then fill in its facts and "
+                 "save."))  # fmt: skip
     view = MapView(at=timeline.opening_step(scenario))
     folium_map = drawing.drawing_map(
         scenario, view, asset_url=published_assets(), served=SERVED_EVENTS
@@ -276,69 +326,77 @@ def draw_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
 
 def zone_form(workspace: Workspace, scenario: Scenario, user: str, shape: Any) -> None:
     with st.form("zone_form"):
-        st.markdown("**New control zone**")
-        name = st.text_input("Name")
-        control = st.selectbox("Control", list(Control))
-        holder = st.text_input("Held by")
-        valid_from = st.text_input("Valid from", iso_local(scenario.start, scenario.timezone))
-        valid_to = st.text_input("Valid to (blank: until further notice)")
-        source = st.selectbox("Source", drawing.source_choices(scenario))
-        quote = st.text_area("Quote (the sentence this rests on)")
-        if not st.form_submit_button("Save the zone"):
+        st.markdown(f"**{t('New control zone')}**")
+        name = st.text_input(t("Name"))
+        control = st.selectbox(t("Control"), list(Control), format_func=named)
+        holder = st.text_input(t("Held by"))
+        valid_from = st.text_input(t("Valid from"), iso_local(scenario.start, scenario.timezone))
+        valid_to = st.text_input(t("Valid to (blank: until further notice)"))
+        source = st.selectbox(t("Source"), drawing.source_choices(scenario))
+        quote = st.text_area(t("Quote (the sentence this rests on)"))
+        if not st.form_submit_button(t("Save the zone")):
             return
     cells = {"name": name, "control": str(control), "holder": holder, "valid_from": valid_from,
              "valid_to": valid_to, "source": source, "quote": quote}  # fmt: skip
     commit(workspace, scenario, [drawing.zone_edit(shape, cells)], user,
-           note=f"zone drawn on the map: {name}")  # fmt: skip
+           note=f"zone drawn on the map: {name}",
+           shown=t("zone drawn on the map: {name}", name=name))  # fmt: skip
 
 
 def route_form(workspace: Workspace, scenario: Scenario, user: str, shape: Any) -> None:
     places = [place.id for place in scenario.places]
     with st.form("route_form"):
-        st.markdown("**New route leg**")
-        convoy = st.selectbox("Convoy", [c.id for c in scenario.convoys])
-        leg = st.number_input("Leg", min_value=1, value=1, step=1)
-        start = st.selectbox("From", places)
-        end = st.selectbox("To", places)
-        precision = st.selectbox("Precision", list(RoutePrecision))
-        source = st.selectbox("Source", drawing.source_choices(scenario))
-        quote = st.text_area("Quote (the sentence this rests on)")
-        if not st.form_submit_button("Save the route leg"):
+        st.markdown(f"**{t('New route leg')}**")
+        convoy = st.selectbox(t("Convoy"), [c.id for c in scenario.convoys])
+        leg = st.number_input(t("Leg"), min_value=1, value=1, step=1)
+        start = st.selectbox(t("From"), places)
+        end = st.selectbox(t("To"), places)
+        precision = st.selectbox(t("Precision"), list(RoutePrecision), format_func=named)
+        source = st.selectbox(t("Source"), drawing.source_choices(scenario))
+        quote = st.text_area(t("Quote (the sentence this rests on)"))
+        if not st.form_submit_button(t("Save the route leg")):
             return
     cells = {"convoy": convoy, "leg": str(leg), "from": start, "to": end,
              "precision": str(precision), "source": source, "quote": quote}  # fmt: skip
     commit(workspace, scenario, [drawing.route_edit(shape, cells)], user,
-           note=f"route leg drawn on the map for {convoy}")  # fmt: skip
+           note=f"route leg drawn on the map for {convoy}",
+           shown=t("route leg drawn on the map for {convoy}", convoy=convoy))  # fmt: skip
 
 
 # --- the change log -------------------------------------------------------------------------
 
 
 def change_log(workspace: Workspace, scenario: Scenario, user: str) -> None:
-    st.subheader("Changes")
+    st.subheader(t("Changes"))
     log = changes.history(workspace, scenario.id)
     if not log:
-        st.caption("No change yet.")
+        st.caption(t("No change yet."))
         return
     frame = tables.changes_table(log)
-    st.dataframe(frame, hide_index=True, width="stretch", key="change_log")
+    for column in ("what", "layer", "field"):
+        frame[column] = frame[column].map(named)
+    st.dataframe(frame, hide_index=True, width="stretch", key="change_log",
+                 column_config=headed(frame.columns))  # fmt: skip
     last = changes.undoable(workspace, scenario.id, who=user)
-    label = f"Undo my last change ({last[0].note or last[0].action})" if last else "Undo"
+    if last:
+        label = t("Undo my last change ({note})", note=last[0].note or named(last[0].action))
+    else:
+        label = t("Undo")
     if st.button(label, disabled=not last, key="undo"):
         try:
             changes.undo(workspace, scenario.id, who=user)
         except CorridorError as error:
             st.error(str(error))
             return
-        ss.flash = "Undone."
+        ss.flash = t("Undone.")
         fresh_table()
         st.rerun()
 
 
 def main() -> None:
-    st.set_page_config(page_title="Corridor · import and edit", layout="wide")
+    st.set_page_config(page_title=t("Corridor · import and edit"), layout="wide")
     language_choice("import")
-    st.title("Import and edit")
+    st.title(t("Import and edit"))
     user = who("import")
     sign_in_form()
     opened = open_workspace()
@@ -350,7 +408,7 @@ def main() -> None:
     notice = st.container()  # (always there: the tabs keep their place, and the tab chosen)
     if "flash" in ss:
         notice.success(ss.pop("flash"))
-    tabs = st.tabs(["Import a file", "Edit convoys", "Draw", "Changes"])
+    tabs = st.tabs([t("Import a file"), t("Edit convoys"), t("Draw"), t("Changes")])
     with tabs[0]:
         import_section(workspace, scenario, user)
     with tabs[1]:

@@ -43,6 +43,7 @@ from pages.shared.session import (
     owner,
     published_assets,
     sign_in_form,
+    t,
     workspace_location,
 )
 
@@ -54,12 +55,6 @@ TRACK_SECONDS = 10.0
 RETURNED = ["center", "zoom", "bounds", "last_object_clicked", "last_object_clicked_tooltip",
             "selected_layers"]  # fmt: skip
 ss = st.session_state
-
-
-def t(message: str, **values: object) -> str:
-    """A message in the interface language chosen in the sidebar (English when untranslated),
-    its {placeholders} filled with `values` (kept in their own direction in Arabic)."""
-    return messages.say(language(), message, **values)
 
 
 def headings(frame: Any) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -29,6 +29,11 @@ from geo.store import Workspace
 
 SWAPPED = "look swapped"
 """Words in a place warning whose row a one-click fix can swap (see `Options.swap`)."""
+
+
+def _english(message: str, **values: object) -> str:
+    """A message of `Prepared.summary` in English, its {placeholders} filled."""
+    return message.format(**values) if values else message
 
 
 @dataclass(frozen=True)
@@ -95,20 +100,26 @@ class Prepared:
             writer.writerow([inert(cell) for cell in cells])
         return buffer.getvalue()
 
-    def summary(self) -> str:
-        counts = ", ".join(f"{len(v)} {k}" for k, v in self.records.items() if v and k != "sources")
-        made = f", {self.named_places} of them places named in rows" if self.named_places else ""
+    def summary(self, words: Callable[..., str] = _english) -> str:
+        """What the file holds, in a sentence: 'places.csv: 3 of 4 rows valid (3 places); 1
+        rejected, 0 warning(s)'. `words(message, **values)` says each part in the reader's
+        language (as geo.messages.Words does); English when not given."""
+        counts = ", ".join(words("{count} {layer}", count=len(v), layer=words(k))
+                           for k, v in self.records.items() if v and k != "sources")  # fmt: skip
+        made = (words(", {count} of them places named in rows", count=self.named_places)
+                if self.named_places else "")  # fmt: skip
         warnings = sum(p.severity == "warning" for p in self.problems)
         again = (
-            f"; {len(self.revised)} events updated, {self.unchanged} unchanged"
+            words("; {updated} events updated, {unchanged} unchanged",
+                  updated=len(self.revised), unchanged=self.unchanged)
             if self.revised or self.unchanged
             else ""
-        )
-        return (
-            f"{self.file}: {self.accepted} of {self.rows} rows valid "
-            f"({counts or 'nothing'}{made}{again}); {len(self.rejected)} rejected, "
-            f"{warnings} warning(s)"
-        )
+        )  # fmt: skip
+        valid = words("{file}: {accepted} of {rows} rows valid", file=self.file,
+                      accepted=self.accepted, rows=self.rows)  # fmt: skip
+        left = words("{rejected} rejected, {warnings} warning(s)", rejected=len(self.rejected),
+                     warnings=warnings)  # fmt: skip
+        return f"{valid} ({counts or words('nothing')}{made}{again}); {left}"
 
 
 def prepare_upload(data: bytes, name: str, scenario: Scenario, **options: Any) -> Prepared:

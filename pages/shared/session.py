@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from datetime import date
 from typing import Any
 
 import streamlit as st
@@ -40,9 +41,9 @@ def who(page: str) -> str:
     if key not in ss:
         ss[key] = ss.get("user_name", "")
     typed = st.sidebar.text_input(
-        "Your name (for the change log)",
+        t("Your name (for the change log)"),
         key=key,
-        help="Written beside each change; “Undo my last change” undoes only yours",
+        help=t("Written beside each change; “Undo my last change” undoes only yours"),
     ).strip()
     ss.user_name = typed
     return typed or str(ss.session_label)
@@ -104,6 +105,44 @@ def language() -> str:
     return str(owner("language") or permalink.read(st.query_params).language)
 
 
+def t(message: str, **values: object) -> str:
+    """A message in the interface language chosen in the sidebar (English when untranslated),
+    its {placeholders} filled with `values` (kept in their own direction in Arabic)."""
+    return messages.say(language(), message, **values)
+
+
+def named(choice: object) -> str:
+    """A choice's code shown as a word in the interface language: 'under_way' as 'under way'
+    (in Arabic, its Arabic), '' as ''."""
+    return t(str(choice).replace("_", " ")) if str(choice) else ""
+
+
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+          "September", "October", "November", "December")  # fmt: skip
+
+
+def day_said(day: date, *, short: bool = False) -> str:
+    """A date as '3 March 2025' ('03 Mar 2025' when `short`), its month in the interface's
+    language."""
+    month = MONTHS[day.month - 1]
+    if short:
+        return f"{day:%d} {t(month[:3])} {day:%Y}"
+    return f"{day.day} {t(month)} {day:%Y}"
+
+
+def headed(columns: Iterable[object], config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A table's column_config with each column's heading in the interface language (its
+    column names stay English): `config`'s entries keep what they set, a label added."""
+    config = dict(config or {})
+    for column, heading in messages.headings(language(), columns).items():
+        given = config.get(column)
+        if given is None:
+            config[column] = heading
+        elif isinstance(given, dict) and not given.get("label"):
+            config[column] = {**given, "label": heading}
+    return config
+
+
 def language_choice(page: str) -> str:
     """The interface's language, chosen at the top of the sidebar on every page and kept for
     the session (on its first run, the language its link asks for). Each `page` draws a
@@ -152,15 +191,15 @@ def sign_in_form() -> None:
     if not open_workspace(settings.workspace).shared:
         return
     ss = st.session_state
-    with st.sidebar.expander("Sign in with your database role", expanded=False):
+    with st.sidebar.expander(t("Sign in with your database role"), expanded=False):
         with st.form("sign_in", clear_on_submit=True, border=False):
-            role = st.text_input("Database role", key="sign_in_role").strip()
-            password = st.text_input("Password", type="password", key="sign_in_password")
-            submitted = st.form_submit_button("Sign in")
+            role = st.text_input(t("Database role"), key="sign_in_role").strip()
+            password = st.text_input(t("Password"), type="password", key="sign_in_password")
+            submitted = st.form_submit_button(t("Sign in"))
         if submitted:
             del ss["sign_in_password"]  # (kept in the URL of this session alone)
             _sign_in(settings, role, password)
-        if ss.get("signed_in_url") and st.button("Sign out", key="sign_out"):
+        if ss.get("signed_in_url") and st.button(t("Sign out"), key="sign_out"):
             _signed_in_as(None)
 
 
@@ -171,7 +210,7 @@ def _sign_in(settings: Settings, role: str, password: str) -> None:
         )
         open_workspace(url).signed_in()
     except CorridorError as error:
-        st.error(f"Not signed in as {role or '(no role)'}: {error}")
+        st.error(t("Not signed in as {role}: {error}", role=role or t("(no role)"), error=error))
     else:
         _signed_in_as(url)
 
@@ -214,7 +253,8 @@ def viewer_only(workspace: Workspace) -> bool:
         return False
     if team_role != "viewer":
         return False
-    st.info(f"Signed in to the team workspace as {role}, a viewer: editing is for editors.")
+    st.info(t("Signed in to the team workspace as {role}, a viewer: editing is for editors.",
+              role=role))  # fmt: skip
     return True
 
 
@@ -225,19 +265,20 @@ def save(
     user: str,
     *,
     note: str,
-    refused: str = "Nothing was saved",
+    refused: str = "",
     read: changes.ReadMark | None = None,
 ) -> Sequence[changes.Change] | None:
     """Commit the edits and return the changes logged; on a problem, say what it was (refused
-    edits by `refused`, records someone changed since they were `read`, a workspace that
-    cannot be written otherwise) and return None: the edits stay in the page to try again."""
+    edits by `refused`, "Nothing was saved" unless told, records someone changed since they
+    were `read`, a workspace that cannot be written otherwise) and return None: the edits
+    stay in the page to try again."""
     try:
         return changes.commit(workspace, scenario_id, edits, who=user, note=note, read=read)
     except ConflictError as error:
-        st.error(f"{error}\n\nPress “Read the latest” to see what changed, then make your "
-                 "edit again.")  # fmt: skip
+        st.error(f"{error}\n\n" + t("Press “Read the latest” to see what changed, then make "
+                                    "your edit again."))  # fmt: skip
     except ValidationError as error:
-        st.error(f"{refused}:\n\n{error}")
+        st.error(f"{refused or t('Nothing was saved')}:\n\n{error}")
     except CorridorError as error:
-        st.error(f"The workspace could not be updated:\n\n{error}")
+        st.error(t("The workspace could not be updated:") + f"\n\n{error}")
     return None
