@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import calendar
 import pickle
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +19,7 @@ from geo.mapview.layers import HEADED_TO_NOTE
 from geo.mapview.legend import PLACE_LEGEND, ROUTE_LEGEND
 from geo.mapview.place_labels import LABEL_LANGUAGES
 from geo.mapview.symbols import APPROXIMATE_NOTE, RISK_COLOURS
+from geo.readers import LAYERS
 from geo.records import (
     CONVOY_COUNTS,
     Confidence,
@@ -39,14 +41,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def messages_in(path: Path) -> set[str]:
-    """Every string literal a page hands to t(...), words(...) or messages.say(language, ...)."""
+    """Every string literal a page hands to t(...), words(...), messages.say(language, ...) or
+    spoken(sentence, pattern, ...) (From a report's English sentences said again)."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if not isinstance(node, ast.Call):
             continue
         name = node.func.id if isinstance(node.func, ast.Name) else ""
         method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
-        position = 0 if name in ("t", "words") else 1 if method == "say" else None
+        position = {"t": 0, "words": 0, "spoken": 2}.get(name, 1 if method == "say" else None)
         if position is None or len(node.args) <= position:
             continue
         message = node.args[position]
@@ -57,12 +60,27 @@ def messages_in(path: Path) -> set[str]:
     return found
 
 
+PAGES = sorted((ROOT / "pages").glob("*.py")) + sorted((ROOT / "pages" / "shared").glob("*.py"))
+
+
 def test_every_message_of_the_dashboard_has_its_arabic() -> None:
-    shown = messages_in(ROOT / "pages" / "map.py")
-    assert {"Layers", "(not stated)", "any time before"} <= shown  # the parse finds them
+    """Every page's words (the map, From a report, Import and edit, New scenario, and what
+    they share), and the import summary's."""
+    found = {path.name: messages_in(path) for path in PAGES}
+    assert {"Layers", "(not stated)", "any time before"} <= found["map.py"]  # the parse finds them
+    assert "Convoy drafts: review, edit, tick the ones to add" in found["from_a_report.py"]
+    assert any(m.startswith("Left out “{label}”") for m in found["from_a_report.py"])
+    assert {"Edit convoys", "Save {count} changed convoy(s)"} <= found["import_and_edit.py"]
+    assert "Create the scenario" in found["new_scenario.py"]
+    assert "Your name (for the change log)" in found["session.py"]
+    shown = set().union(*found.values()) | messages_in(ROOT / "geo" / "importing" / "flow.py")
+    assert "{rejected} rejected, {warnings} warning(s)" in shown
     shown |= set(LAYER_LABELS.values()) | set(BASES.values()) | set(LABEL_LANGUAGES.values())
     shown |= {s.value for s in ConvoyStatus} | {c.value for c in Confidence}
     shown |= set(export.FORMAT_LABELS.values())
+    # what named(), headed() and day_said() look up: layers, actions, months (long and short)
+    shown |= set(LAYERS) | {"sources", "add", "update", "delete", "error", "warning"}
+    shown |= set(calendar.month_name[1:]) | set(calendar.month_abbr[1:])
     missing = sorted(shown - set(messages.catalogue("ar")))
     assert missing == []
 
