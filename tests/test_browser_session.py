@@ -141,13 +141,13 @@ def test_language_and_pages_keep_the_moment_names_layers_and_view(server: str, p
     wait_until(page, lambda: agree(page, moment="15 Dec 16:15", utc="14:15"), "one step on")
 
     switch_language(page, "العربية", "الطبقات")
-    open_page(page, "new_scenario", "New scenario")
+    open_page(page, "new_scenario", "سيناريو جديد")  # (its title in Arabic too)
     wait_until(page, lambda: sidebar_direction(page) == "rtl", "the page right to left")
     assert chosen(radio(page, 0)) == 1, "Arabic is not chosen on the new-scenario page"
-    open_page(page, "import_and_edit", "Import and edit")
+    open_page(page, "import_and_edit", "استيراد وتحرير")  # (its title in Arabic too)
     wait_until(page, lambda: sidebar_direction(page) == "rtl", "the page right to left")
     assert chosen(radio(page, 0)) == 1, "Arabic is not chosen on the import page"
-    open_page(page, "from_a_report", "From a report")
+    open_page(page, "from_a_report", "من تقرير")  # (its title in Arabic too)
 
     link = page.locator("[data-testid='stSidebarNav'] a").first  # the dashboard's
     click_until(link, page.locator(SIDEBAR).get_by_text("الطبقات", exact=True))
