@@ -25,6 +25,7 @@ from pages.shared.session import (
     headed,
     language_choice,
     named,
+    namer,
     save,
     sign_in_form,
     t,
@@ -167,15 +168,15 @@ def review_columns(rows: pd.DataFrame) -> dict[str, Any]:
         rows.columns,
         {
             "add": column.CheckboxColumn(t("Add")),
-            "status": column.SelectboxColumn(options=STATUSES, format_func=named),
-            "confidence": column.SelectboxColumn(options=CONFIDENCES, format_func=named),
+            "status": column.SelectboxColumn(options=STATUSES, format_func=namer()),
+            "confidence": column.SelectboxColumn(options=CONFIDENCES, format_func=namer()),
             "depart": column.TextColumn(
                 help=t("Departure read from the sentence, ISO 8601 in the scenario's time zone")
             ),
             "arrive": column.TextColumn(
                 help=t("Arrival read from the sentence, ISO 8601 in the scenario's time zone")
             ),
-            "time_precision": column.SelectboxColumn(options=TIME_PRECISIONS, format_func=named),
+            "time_precision": column.SelectboxColumn(options=TIME_PRECISIONS, format_func=namer()),
             "already in workspace": column.TextColumn(
                 disabled=True, help=t("The convoy whose quote already holds this sentence")
             ),

@@ -26,6 +26,7 @@ from pages.shared.session import (
     headed,
     language_choice,
     named,
+    namer,
     published_assets,
     save,
     sign_in_form,
@@ -84,7 +85,7 @@ def import_section(workspace: Workspace, scenario: Scenario, user: str) -> None:
                  "HXL-tagged tables from HDX. Valid rows go in; every other row is listed with "
                  "what was expected."))  # fmt: skip
     upload = st.file_uploader(t("File"), type=list(UPLOAD_TYPES), key="import_file")
-    layer = st.selectbox(t("Layer"), [GUESS, *LAYERS], key="import_layer", format_func=named)
+    layer = st.selectbox(t("Layer"), [GUESS, *LAYERS], key="import_layer", format_func=namer())
     defaults = default_values(scenario)
     if upload is None:
         return
@@ -177,11 +178,12 @@ def sheet_choice(data: bytes, name: str) -> str | None:
     sheets = upload_sheets(data, name)
     if len(sheets) < 2:
         return None
+    every = t(EVERY_SHEET)  # (bound now: the format function runs again later)
     chosen = st.selectbox(
         t("Sheet"),
         [EVERY_SHEET, *sheets],
         key="import_sheet",
-        format_func=lambda sheet: t(sheet) if sheet == EVERY_SHEET else sheet,
+        format_func=lambda sheet: every if sheet == EVERY_SHEET else sheet,
     )
     return None if chosen == EVERY_SHEET else chosen
 
@@ -191,7 +193,7 @@ def default_values(scenario: Scenario) -> dict[str, str]:
     with st.expander(t("Values for fields the file leaves blank")):
         columns = st.columns(3)
         control = columns[0].selectbox(
-            t("Zone control"), ["", *Control], key="default_control", format_func=named
+            t("Zone control"), ["", *Control], key="default_control", format_func=namer()
         )
         holder = columns[1].text_input(t("Zone held by"), key="default_holder")
         valid_from = columns[2].text_input(
@@ -203,7 +205,7 @@ def default_values(scenario: Scenario) -> dict[str, str]:
             key="default_convoy",
         )  # fmt: skip
         status = columns[1].selectbox(
-            t("Convoy status"), ["", *ConvoyStatus], key="default_status", format_func=named
+            t("Convoy status"), ["", *ConvoyStatus], key="default_status", format_func=namer()
         )
     found = {"control": control, "holder": holder, "valid_from": valid_from, "convoy": convoy,
              "status": status}  # fmt: skip
@@ -248,7 +250,7 @@ def convoy_editor(workspace: Workspace, scenario: Scenario, user: str) -> None:
         "confidence": [c.value for c in Confidence],
     }
     config: dict[str, Any] = {
-        name: st.column_config.SelectboxColumn(options=options, required=True, format_func=named)
+        name: st.column_config.SelectboxColumn(options=options, required=True, format_func=namer())
         for name, options in choices.items()
     }
     marked = READ_MARK.format(scenario=scenario.id)  # (taken before the scenario was read)
@@ -328,7 +330,7 @@ def zone_form(workspace: Workspace, scenario: Scenario, user: str, shape: Any) -
     with st.form("zone_form"):
         st.markdown(f"**{t('New control zone')}**")
         name = st.text_input(t("Name"))
-        control = st.selectbox(t("Control"), list(Control), format_func=named)
+        control = st.selectbox(t("Control"), list(Control), format_func=namer())
         holder = st.text_input(t("Held by"))
         valid_from = st.text_input(t("Valid from"), iso_local(scenario.start, scenario.timezone))
         valid_to = st.text_input(t("Valid to (blank: until further notice)"))
@@ -351,7 +353,7 @@ def route_form(workspace: Workspace, scenario: Scenario, user: str, shape: Any) 
         leg = st.number_input(t("Leg"), min_value=1, value=1, step=1)
         start = st.selectbox(t("From"), places)
         end = st.selectbox(t("To"), places)
-        precision = st.selectbox(t("Precision"), list(RoutePrecision), format_func=named)
+        precision = st.selectbox(t("Precision"), list(RoutePrecision), format_func=namer())
         source = st.selectbox(t("Source"), drawing.source_choices(scenario))
         quote = st.text_area(t("Quote (the sentence this rests on)"))
         if not st.form_submit_button(t("Save the route leg")):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date
 from typing import Any
 
@@ -115,6 +115,13 @@ def named(choice: object) -> str:
     """A choice's code shown as a word in the interface language: 'under_way' as 'under way'
     (in Arabic, its Arabic), '' as ''."""
     return t(str(choice).replace("_", " ")) if str(choice) else ""
+
+
+def namer() -> Callable[[object], str]:
+    """`named` in the language of this run: a widget's format function, which Streamlit (and
+    AppTest, between runs) calls again later, outside the run that drew it."""
+    said = messages.words(language())
+    return lambda choice: said(str(choice).replace("_", " ")) if str(choice) else ""
 
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
